@@ -1,0 +1,49 @@
+import FerryCore
+import Foundation
+import Hummingbird
+
+/// Reading JSON request bodies with a bound: too large is 413, not JSON is 400.
+enum JSONBody {
+    /// Sessions, tenants and commands are small.
+    static let smallLimit = 64 * 1024
+    /// Task creation carries inline bodies (base64) of up to `TaskCreation.maximumInlineBodyBytes`.
+    static let taskLimit = TaskCreation.maximumInlineBodyBytes * 4 / 3 + 64 * 1024
+
+    /// The raw bytes, for fingerprinting, and the parsed document.
+    static func read(_ request: Request, limit: Int) async throws -> (bytes: [UInt8], value: JSONValue) {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw APIError.tooLarge("The body may be at most \(limit) bytes; upload large bodies as blobs.")
+        }
+        let bytes = Array(buffer.readableBytesView)
+        guard !bytes.isEmpty else { throw APIError.badRequest("The request needs a JSON body.") }
+        // The Content-Type is not checked: `curl -d` labels JSON as a form, and operators drive
+        // Ferry with curl. A body that is not JSON gets a 400 saying so.
+        return (bytes, try JSONValue.parse(bytes))
+    }
+
+    /// An optional body (command endpoints accept none or `{}`).
+    static func readOptional(_ request: Request) async throws -> JSONValue? {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: smallLimit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw APIError.tooLarge("The body may be at most \(smallLimit) bytes.")
+        }
+        let bytes = Array(buffer.readableBytesView)
+        return bytes.isEmpty ? nil : try JSONValue.parse(bytes)
+    }
+}
+
+/// JSON responses, encoded the same way everywhere: ISO 8601 dates with milliseconds.
+enum JSONResponse {
+    static let encoder = JSONCoding.makeEncoder()
+
+    static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+}

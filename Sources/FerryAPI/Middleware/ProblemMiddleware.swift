@@ -1,0 +1,36 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The outermost middleware: turns every error into problem+json (an unexpected one into a
+/// 500 that reveals nothing but the request id, and is logged in full), and stamps every
+/// response with `X-Request-ID`.
+public struct ProblemMiddleware: RouterMiddleware {
+    public typealias Context = FerryRequestContext
+
+    public init() {}
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            let problem: APIError
+            if let translated = APIError.translating(error) {
+                problem = translated
+            } else {
+                context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+                problem = .internal()
+            }
+            response = try problem.response(from: request, context: context)
+        }
+        response.headers[.xRequestID] = context.requestID
+        return response
+    }
+}
+
+extension HTTPField.Name {
+    static let xRequestID = Self("X-Request-ID")!
+    static let idempotencyKey = Self("Idempotency-Key")!
+    static let lastEventID = Self("Last-Event-ID")!
+}

@@ -1,0 +1,138 @@
+import FerryCore
+import FerryStore
+import Foundation
+import Hummingbird
+
+/// Creating tasks, reading them (with long-polling), and the commands of URLSessionTask.
+struct TaskRoutes {
+    let services: APIServices
+
+    /// The longest `?wait=` a client may ask for; a client waits longer by asking again.
+    static let maximumWait = 120.0
+
+    func register(on router: RouterGroup<TenantContext>) {
+        router.post("sessions/:sessionID/tasks") { request, context in
+            let sessionID = try context.parameters.require("sessionID")
+            let idempotencyKey = try Self.idempotencyKey(of: request)
+            let (bytes, body) = try await JSONBody.read(request, limit: JSONBody.taskLimit)
+            let creation = try TaskCreation(validating: body, urlChecker: services.urlChecker)
+            switch creation.uploadBody {
+            case .blob: throw APIError.badRequest("body.blob: uploads from blobs are not available yet; send the body inline.", field: "body.blob")
+            case .stream: throw APIError.badRequest("body.stream: streamed uploads are not available yet; send the body inline.", field: "body.stream")
+            default: break
+            }
+            var origin = TaskStore.Origin(idempotencyKey: idempotencyKey, fingerprint: idempotencyKey.map { _ in RequestFingerprint.of(bytes) })
+            let transferRequest: TransferRequest
+            if let token = creation.resumeData {
+                let resume = try services.resumeData.decode(token, tenantID: context.tenantID)
+                transferRequest = TransferRequest(
+                    url: resume.originalRequest.url, httpMethod: resume.originalRequest.httpMethod,
+                    allHTTPHeaderFields: resume.originalRequest.allHTTPHeaderFields
+                )
+                origin.checkpoint = TransferCheckpoint(
+                    partialFile: resume.partialFile, bytesOnDisk: resume.bytesOnDisk, validator: resume.validator,
+                    url: resume.url, expectedTotalBytes: resume.expectedTotalBytes
+                )
+                origin.adoptsPartialFileOf = resume.taskID
+            } else if let request = creation.request {
+                transferRequest = request
+            } else {
+                throw APIError.badRequest("request: is required.", field: "request")
+            }
+            let (task, created) = try await services.database.tasks.create(
+                tenantID: context.tenantID, sessionID: sessionID, creation, request: transferRequest, origin: origin
+            )
+            return try JSONResponse.make(TaskView(task), status: created ? .created : .ok, headers: [.location: "/v1/tasks/\(task.id)"])
+        }
+
+        router.get("tasks/:taskID") { request, context in
+            let id = try context.parameters.require("taskID")
+            let wait = try QueryParameters(request).number("wait", in: 0...Self.maximumWait)
+            var task = try await services.database.tasks.find(tenantID: context.tenantID, id: id)
+            if let wait {
+                task = try await waitForCompletion(task, seconds: wait, tenantID: context.tenantID)
+            }
+            return try JSONResponse.make(TaskView(task))
+        }
+
+        let commands: [(String, TaskLifecycle.Command)] = [("resume", .resume), ("suspend", .suspend), ("cancel", .cancel)]
+        for (name, command) in commands {
+            router.post("tasks/:taskID/\(name)") { request, context in
+                let id = try context.parameters.require("taskID")
+                try await Self.expectEmptyBody(request)
+                let result = try await services.database.tasks.apply(command, tenantID: context.tenantID, taskID: id, resumeData: services.resumeData)
+                return try JSONResponse.make(TaskView(result.task))
+            }
+        }
+
+        router.post("tasks/:taskID/cancelByProducingResumeData") { request, context in
+            let id = try context.parameters.require("taskID")
+            try await Self.expectEmptyBody(request)
+            let current = try await services.database.tasks.find(tenantID: context.tenantID, id: id)
+            guard current.kind == .download else {
+                throw APIError.conflict("cancelByProducingResumeData applies to download tasks; this is a \(current.kind.rawValue) task.")
+            }
+            var task = try await services.database.tasks.apply(
+                .cancelProducingResumeData, tenantID: context.tenantID, taskID: id, resumeData: services.resumeData
+            ).task
+            if task.state != .completed {
+                // The owner is stopping the transfer and syncing its file; it completes the task shortly.
+                task = try await waitForCompletion(task, seconds: 20, tenantID: context.tenantID)
+                guard task.state == .completed else {
+                    throw APIError.unavailable("The transfer is still stopping; call cancelByProducingResumeData again.")
+                }
+            }
+            return try JSONResponse.make(ResumeDataView(resumeData: task.error?.resumeData))
+        }
+
+        router.get("tasks/:taskID/metrics") { _, context in
+            let id = try context.parameters.require("taskID")
+            guard let metrics = try await services.database.tasks.metrics(tenantID: context.tenantID, taskID: id) else {
+                throw APIError.conflict("The task has no metrics until its transfer ends.")
+            }
+            return try JSONResponse.make(metrics)
+        }
+    }
+
+    /// Re-reads the task until it completes or `seconds` pass. Completion notifications wake it
+    /// early; the database stays the truth, read again after every wake.
+    private func waitForCompletion(_ task: TaskRecord, seconds: Double, tenantID: String) async throws -> TaskRecord {
+        var task = task
+        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        while task.state != .completed {
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { break }
+            await services.hub.waitForCompletion(of: task.id, timeout: min(remaining, .seconds(5)))
+            try Task.checkCancellation()
+            task = try await services.database.tasks.find(tenantID: tenantID, id: task.id)
+        }
+        return task
+    }
+
+    /// `Idempotency-Key`: up to 255 visible ASCII characters.
+    static func idempotencyKey(of request: Request) throws -> String? {
+        guard let key = request.headers[.idempotencyKey] else { return nil }
+        guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw APIError.badRequest("The Idempotency-Key header must be 1 to 255 visible ASCII characters.", field: "Idempotency-Key")
+        }
+        return key
+    }
+
+    /// Commands take no parameters: an empty body or `{}`.
+    static func expectEmptyBody(_ request: Request) async throws {
+        guard let body = try await JSONBody.readOptional(request) else { return }
+        try FieldReader(body).finish()
+    }
+}
+
+/// `{resumeData}` of `cancelByProducingResumeData`: null when the server cannot resume.
+struct ResumeDataView: Encodable {
+    var resumeData: String?
+
+    enum CodingKeys: String, CodingKey { case resumeData }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(resumeData, forKey: .resumeData)
+    }
+}

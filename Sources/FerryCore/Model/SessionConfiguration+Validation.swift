@@ -1,0 +1,77 @@
+extension SessionConfiguration {
+    /// Reads `configuration` of a session-creation body, applying URLSession's defaults to what is absent.
+    public init(validating reader: FieldReader) throws {
+        guard let kind = try reader.choice("kind", as: SessionKind.self) else {
+            throw reader.error("kind", "is required: \"default\", \"ephemeral\" or \"background\".")
+        }
+        self.init(kind: kind)
+
+        let identifier = try reader.string("identifier", maxLength: 256, allowEmpty: false)
+        switch (kind, identifier) {
+        case (.background, nil):
+            throw reader.error("identifier", "is required for a background session.")
+        case (.background, let identifier?):
+            self.identifier = identifier
+        case (_, .some):
+            throw reader.error("identifier", "is only for background sessions.")
+        case (_, nil):
+            break
+        }
+
+        let timeouts = 0.001...Self.maximumTimeout
+        if let value = try reader.number("timeoutIntervalForRequest", in: timeouts) { timeoutIntervalForRequest = value }
+        if let value = try reader.number("timeoutIntervalForResource", in: timeouts) { timeoutIntervalForResource = value }
+        if let value = try reader.integer("httpMaximumConnectionsPerHost", in: 1...Self.maximumConnectionsPerHost) {
+            httpMaximumConnectionsPerHost = value
+        }
+        if let headers = try reader.stringMap("httpAdditionalHeaders", maxCount: HTTPHeaderRules.maximumCount) {
+            try HTTPHeaderRules.validate(headers, field: reader.fieldPath("httpAdditionalHeaders"))
+            httpAdditionalHeaders = headers
+        }
+        if let value = try reader.choice("requestCachePolicy", as: RequestCachePolicy.self) { requestCachePolicy = value }
+        if let value = try reader.bool("httpShouldSetCookies") { httpShouldSetCookies = value }
+        if let value = try reader.choice("httpCookieAcceptPolicy", as: CookieAcceptPolicy.self) { httpCookieAcceptPolicy = value }
+        if let value = try reader.bool("httpShouldUsePipelining") { httpShouldUsePipelining = value }
+        if let value = try reader.choice("tlsMinimumSupportedProtocolVersion", as: TLSProtocolVersion.self) {
+            tlsMinimumSupportedProtocolVersion = value
+        }
+        if let value = try reader.choice("tlsMaximumSupportedProtocolVersion", as: TLSProtocolVersion.self) {
+            tlsMaximumSupportedProtocolVersion = value
+        }
+        guard tlsMinimumSupportedProtocolVersion <= tlsMaximumSupportedProtocolVersion else {
+            throw reader.error("tlsMaximumSupportedProtocolVersion", "must not be lower than tlsMinimumSupportedProtocolVersion.")
+        }
+        if let proxies = try reader.object("connectionProxyDictionary") {
+            connectionProxyDictionary = try ProxyConfiguration(validating: proxies)
+        }
+        if let value = try reader.bool("waitsForConnectivity") { waitsForConnectivity = value }
+        if let value = try reader.bool("isDiscretionary") { isDiscretionary = value }
+        if let value = try reader.bool("sessionSendsLaunchEvents") { sessionSendsLaunchEvents = value }
+        try reader.finish()
+    }
+}
+
+extension ProxyConfiguration {
+    init(validating reader: FieldReader) throws {
+        self.init(
+            http: try Self.endpoint(reader, prefix: "HTTP"),
+            https: try Self.endpoint(reader, prefix: "HTTPS"),
+            socks: try Self.endpoint(reader, prefix: "SOCKS")
+        )
+        try reader.finish()
+    }
+
+    /// `<prefix>Enable`, `<prefix>Proxy`, `<prefix>Port`, as in `kCFNetworkProxiesHTTPEnable` & co.
+    private static func endpoint(_ reader: FieldReader, prefix: String) throws -> ProxyEndpoint? {
+        let enabled = try reader.bool("\(prefix)Enable") ?? false
+        let host = try reader.string("\(prefix)Proxy", maxLength: 253, allowEmpty: false)
+        let port = try reader.integer("\(prefix)Port", in: 1...65535)
+        guard enabled else { return nil }
+        guard let host else { throw reader.error("\(prefix)Proxy", "is required when \(prefix)Enable is true.") }
+        guard host.utf8.allSatisfy({ HTTPHeaderRules.isTokenByte($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") }) else {
+            throw reader.error("\(prefix)Proxy", "must be a host name or address.")
+        }
+        guard let port else { throw reader.error("\(prefix)Port", "is required when \(prefix)Enable is true.") }
+        return ProxyEndpoint(host: host, port: port)
+    }
+}

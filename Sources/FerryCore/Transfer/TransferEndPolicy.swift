@@ -1,0 +1,99 @@
+import Foundation
+
+/// How a transfer ended, as its owner saw it.
+public enum TransferEnd: Sendable, Equatable {
+    /// A final response arrived and its body was received completely.
+    case finished
+    /// A transport, TLS, file or policy failure.
+    case failed(TransferError)
+    /// The tenant asked the transfer to stop.
+    case stopped(TaskLifecycle.StopReason)
+    /// This instance is shutting down.
+    case shuttingDown
+    /// The lease was taken over: this owner must write nothing more.
+    case leaseLost
+}
+
+/// What the owner records for an ending.
+public enum TransferDisposition: Sendable, Equatable {
+    /// Complete the task. `keepsPartialFile`: a partial download stays for its resume data.
+    case complete(error: TransferError?, attachesResumeData: Bool)
+    /// Back to waiting for a claim, not before `notBefore`; `isWaitingForConnectivity` marks the
+    /// first wait caused by an unreachable origin (the `task.isWaitingForConnectivity` event).
+    case release(notBefore: Date?, isWaitingForConnectivity: Bool)
+    /// Write nothing: someone else owns the task now.
+    case abandon
+}
+
+/// URLSession's rules for ending a transfer: background sessions retry transport failures by
+/// themselves and survive shutdowns; default and ephemeral sessions complete with the error
+/// (carrying resume data for downloads). `waitsForConnectivity` keeps waiting, within
+/// `timeoutIntervalForResource`, while the origin cannot be reached.
+public struct TransferEndPolicy: Sendable {
+    public var sessionKind: SessionKind
+    public var waitsForConnectivity: Bool
+    public var retry: TransferRetryPolicy
+
+    public init(sessionKind: SessionKind, waitsForConnectivity: Bool, retry: TransferRetryPolicy = TransferRetryPolicy()) {
+        self.sessionKind = sessionKind
+        self.waitsForConnectivity = waitsForConnectivity
+        self.retry = retry
+    }
+
+    /// - Parameters:
+    ///   - attempt: 1 for the first attempt of the task.
+    ///   - wasWaitingForConnectivity: whether the previous attempt already ended waiting.
+    public func disposition(
+        for end: TransferEnd, attempt: Int, wasWaitingForConnectivity: Bool, now: Date, resourceDeadline: Date,
+        using generator: inout some RandomNumberGenerator
+    ) -> TransferDisposition {
+        switch end {
+        case .finished:
+            return .complete(error: nil, attachesResumeData: false)
+        case .leaseLost:
+            return .abandon
+        case .stopped(.suspend):
+            return .release(notBefore: nil, isWaitingForConnectivity: false)
+        case .stopped(.cancel):
+            return .complete(error: nil, attachesResumeData: false)
+        case .stopped(.cancelProducingResumeData):
+            return .complete(error: nil, attachesResumeData: true)
+        case .shuttingDown:
+            if sessionKind == .background { return .release(notBefore: nil, isWaitingForConnectivity: false) }
+            return .complete(error: nil, attachesResumeData: true)
+        case .failed(let error):
+            let unreachable = Self.isUnreachable(error)
+            if unreachable, waitsForConnectivity || sessionKind == .background {
+                // Waiting for connectivity is bounded by the resource deadline, not by a count.
+                let unbounded = TransferRetryPolicy(
+                    baseDelay: retry.baseDelay, multiplier: retry.multiplier, maximumDelay: retry.maximumDelay, maximumAttempts: .max
+                )
+                if let next = unbounded.nextAttempt(afterFailure: attempt, now: now, resourceDeadline: resourceDeadline, using: &generator) {
+                    return .release(notBefore: next, isWaitingForConnectivity: !wasWaitingForConnectivity)
+                }
+            } else if sessionKind == .background, Self.isTransient(error),
+                      let next = retry.nextAttempt(afterFailure: attempt, now: now, resourceDeadline: resourceDeadline, using: &generator)
+            {
+                return .release(notBefore: next, isWaitingForConnectivity: false)
+            }
+            return .complete(error: error, attachesResumeData: true)
+        }
+    }
+
+    /// The origin cannot be reached at all: what `waitsForConnectivity` waits out.
+    /// A refusal by Ferry's own address policy is not a connectivity problem and never waits.
+    static func isUnreachable(_ error: TransferError) -> Bool {
+        guard !error.isPolicyRefusal else { return false }
+        return [URLErrorCode.cannotFindHost, .cannotConnectToHost, .notConnectedToInternet, .dnsLookupFailed]
+            .contains(error.urlErrorCode)
+    }
+
+    /// Failures a later attempt may not meet again.
+    static func isTransient(_ error: TransferError) -> Bool {
+        guard !error.isPolicyRefusal else { return false }
+        return [
+            URLErrorCode.timedOut, .cannotFindHost, .cannotConnectToHost, .networkConnectionLost, .dnsLookupFailed,
+            .notConnectedToInternet, .badServerResponse, .cannotParseResponse, .secureConnectionFailed,
+        ].contains(error.urlErrorCode)
+    }
+}

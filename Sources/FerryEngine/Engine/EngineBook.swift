@@ -1,0 +1,86 @@
+import FerryCore
+import FerryStore
+
+/// The engine's bookkeeping of what this instance holds: transfers on workers, and claimed
+/// tasks waiting for a connection slot (`httpMaximumConnectionsPerHost`). Guarded by a Mutex
+/// in `TransferEngine`; every method is quick.
+struct EngineBook {
+    private struct Running {
+        var worker: Int
+        var host: HostKey
+    }
+
+    private var running: [String: Running] = [:]
+    private var perWorker: [Int]
+    private var perHost: [HostKey: Int] = [:]
+    private var waiting: [HostKey: [TransferJob]] = [:]
+    private(set) var waitingCount = 0
+    var isStopping = false
+
+    init(workerCount: Int) {
+        perWorker = Array(repeating: 0, count: workerCount)
+    }
+
+    var heldCount: Int { running.count + waitingCount }
+
+    enum Admission {
+        case start(worker: Int)
+        case wait
+    }
+
+    /// Starts the job on the least busy worker if its host has a free slot; otherwise it waits
+    /// (still leased, so no other instance takes it) without its request timeout running.
+    mutating func admit(_ job: TransferJob, host: HostKey, limit: Int) -> Admission {
+        guard perHost[host, default: 0] < limit else {
+            waiting[host, default: []].append(job)
+            waitingCount += 1
+            return .wait
+        }
+        return .start(worker: place(job.taskID, host: host))
+    }
+
+    /// A transfer ended: frees its slot, and returns a waiting job that may start now.
+    mutating func release(taskID: String) -> (job: TransferJob, worker: Int)? {
+        guard let entry = running.removeValue(forKey: taskID) else { return nil }
+        perWorker[entry.worker] -= 1
+        perHost[entry.host, default: 1] -= 1
+        if perHost[entry.host] == 0 { perHost.removeValue(forKey: entry.host) }
+        guard !isStopping, var queue = waiting[entry.host], !queue.isEmpty else { return nil }
+        let next = queue.removeFirst()
+        waiting[entry.host] = queue.isEmpty ? nil : queue
+        waitingCount -= 1
+        return (next, place(next.taskID, host: entry.host))
+    }
+
+    /// Removes a job that was waiting for a slot (it is being stopped before it started).
+    mutating func removeWaiting(taskID: String) -> TransferJob? {
+        for (host, queue) in waiting {
+            guard let index = queue.firstIndex(where: { $0.taskID == taskID }) else { continue }
+            var remaining = queue
+            let job = remaining.remove(at: index)
+            waiting[host] = remaining.isEmpty ? nil : remaining
+            waitingCount -= 1
+            return job
+        }
+        return nil
+    }
+
+    mutating func removeAllWaiting() -> [TransferJob] {
+        let jobs = waiting.values.flatMap { $0 }
+        waiting.removeAll()
+        waitingCount = 0
+        return jobs
+    }
+
+    var waitingJobs: [TransferJob] { waiting.values.flatMap { $0 } }
+
+    func worker(of taskID: String) -> Int? { running[taskID]?.worker }
+
+    private mutating func place(_ taskID: String, host: HostKey) -> Int {
+        let worker = perWorker.indices.min { perWorker[$0] < perWorker[$1] } ?? 0
+        perWorker[worker] += 1
+        perHost[host, default: 0] += 1
+        running[taskID] = Running(worker: worker, host: host)
+        return worker
+    }
+}

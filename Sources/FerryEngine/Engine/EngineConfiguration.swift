@@ -1,0 +1,56 @@
+import FerryCore
+import Foundation
+
+/// How an instance's transfer engine runs.
+public struct EngineConfiguration: Sendable {
+    /// This instance's name in leases and logs.
+    public var instanceID: String
+    /// Dedicated transfer threads (`FERRY_WORKERS`).
+    public var workerCount: Int
+    /// Concurrent transfers each worker drives. curl's multi interface handles thousands of
+    /// mostly idle transfers on one thread; the bound keeps one instance from claiming more
+    /// work than it can run while other instances sit idle.
+    public var transfersPerWorker: Int
+    public var dataDirectory: String
+    public var addressPolicy: AddressPolicy
+    /// The most a data or upload task keeps of a response body (`FERRY_MAX_DATA_TASK_BYTES`).
+    public var maximumDataBytes: Int
+    public var heartbeatInterval: Duration
+    public var leaseDuration: Duration
+    public var reaperInterval: Duration
+    /// How long a graceful shutdown may take to checkpoint and hand back running transfers.
+    public var shutdownGracePeriod: Duration
+    public var version: String
+    public var retryPolicy: TransferRetryPolicy
+
+    public init(
+        instanceID: String,
+        workerCount: Int,
+        dataDirectory: String,
+        addressPolicy: AddressPolicy,
+        transfersPerWorker: Int = 5_000,
+        maximumDataBytes: Int = 16 * 1024 * 1024,
+        heartbeatInterval: Duration = .seconds(1),
+        leaseDuration: Duration = .seconds(15),
+        reaperInterval: Duration = .seconds(3),
+        shutdownGracePeriod: Duration = .seconds(5),
+        version: String = "0.1.0",
+        retryPolicy: TransferRetryPolicy = TransferRetryPolicy()
+    ) {
+        self.instanceID = instanceID
+        self.workerCount = max(1, workerCount)
+        self.dataDirectory = dataDirectory
+        self.addressPolicy = addressPolicy
+        self.transfersPerWorker = max(1, transfersPerWorker)
+        self.maximumDataBytes = maximumDataBytes
+        self.heartbeatInterval = heartbeatInterval
+        self.leaseDuration = leaseDuration
+        self.reaperInterval = reaperInterval
+        self.shutdownGracePeriod = shutdownGracePeriod
+        self.version = version
+        self.retryPolicy = retryPolicy
+    }
+
+    var capacity: Int { workerCount * transfersPerWorker }
+    var userAgent: String { "Ferry/\(version)" }
+}

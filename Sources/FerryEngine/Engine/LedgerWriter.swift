@@ -1,0 +1,121 @@
+import FerryCore
+import FerryStore
+import Foundation
+import Logging
+import Synchronization
+
+/// Everything an owner writes about its transfers goes through this one queue, in order, so a
+/// task's events keep the order in which they happened (a response before its progress, its
+/// progress before its completion). Consecutive writes of the same kind share a transaction.
+final class LedgerWriter: Sendable {
+    enum Write: Sendable {
+        case events([OwnerEvent])
+        case finish([(lease: LeaseToken, outcome: TransferOutcome)])
+        case heartbeat([TransferProgress], reply: @Sendable (HeartbeatResult?) -> Void)
+    }
+
+    private let ledger: TransferLedger
+    private let queue = Mutex<(writes: [Write], isStopped: Bool)>(([], false))
+    private let doorbell: AsyncStream<Void>.Continuation
+    private let rings: AsyncStream<Void>
+    private let logger: Logger
+    private let workers: Int
+    private let version: String
+
+    init(ledger: TransferLedger, workers: Int, version: String, logger: Logger) {
+        self.ledger = ledger
+        self.workers = workers
+        self.version = version
+        self.logger = logger
+        (rings, doorbell) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func enqueue(_ write: Write) {
+        let accepted = queue.withLock { queue in
+            guard !queue.isStopped else { return false }
+            queue.writes.append(write)
+            return true
+        }
+        guard accepted else {
+            // After the final drain nothing is written; a heartbeat waiting for its answer gets none.
+            if case .heartbeat(_, let reply) = write { reply(nil) }
+            return
+        }
+        doorbell.yield()
+    }
+
+    var isIdle: Bool { queue.withLock { $0.writes.isEmpty } }
+
+    /// Writes until `stop()`, then drains what is queued.
+    func run() async {
+        for await _ in rings {
+            await drain()
+        }
+        await drain()
+        queue.withLock { $0.isStopped = true }
+        await drain()
+    }
+
+    /// Ends `run()` once what is queued is written; later writes are refused.
+    func stop() {
+        doorbell.finish()
+    }
+
+    private func drain() async {
+        while true {
+            let writes = queue.withLock { queue in
+                defer { queue.writes.removeAll() }
+                return queue.writes
+            }
+            guard !writes.isEmpty else { return }
+            for batch in Self.coalesce(writes) {
+                await perform(batch)
+            }
+        }
+    }
+
+    /// Merges neighbours of the same kind; keeps the order across kinds.
+    static func coalesce(_ writes: [Write]) -> [Write] {
+        var merged: [Write] = []
+        for write in writes {
+            switch (merged.last, write) {
+            case (.events(let earlier)?, .events(let later)):
+                merged[merged.count - 1] = .events(earlier + later)
+            case (.finish(let earlier)?, .finish(let later)):
+                merged[merged.count - 1] = .finish(earlier + later)
+            default:
+                merged.append(write)
+            }
+        }
+        return merged
+    }
+
+    /// Performs one write, retrying while the database is unreachable: dropping it would lose
+    /// an event, and skipping ahead would reorder them. Heartbeats are not retried (the next
+    /// one supersedes them).
+    private func perform(_ write: Write) async {
+        var delay = Duration.milliseconds(100)
+        while true {
+            do {
+                switch write {
+                case .events(let events):
+                    try await ledger.record(events)
+                case .finish(let outcomes):
+                    try await ledger.finish(outcomes)
+                case .heartbeat(let progress, let reply):
+                    do {
+                        reply(try await ledger.heartbeat(progress, workers: workers, version: version))
+                    } catch {
+                        logger.warning("heartbeat failed", metadata: ["error": "\(error)"])
+                        reply(nil)
+                    }
+                }
+                return
+            } catch {
+                logger.warning("writing transfer state failed; retrying", metadata: ["error": "\(error)"])
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(5))
+            }
+        }
+    }
+}

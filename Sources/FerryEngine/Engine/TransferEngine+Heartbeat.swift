@@ -1,0 +1,137 @@
+import FerryCore
+import FerryStore
+import Foundation
+
+extension TransferEngine {
+    /// Every `heartbeatInterval`: renew this instance's leases, record progress (with one
+    /// coalesced progress event per task that moved), checkpoint downloads, and act on lost
+    /// leases and stop requests.
+    func runHeartbeats() async {
+        var memory = HeartbeatMemory()
+        while !Task.isCancelled {
+            try? await Task.sleep(for: configuration.heartbeatInterval)
+            await heartbeat(&memory)
+        }
+    }
+
+    private func heartbeat(_ memory: inout HeartbeatMemory) async {
+        let snapshots = await collectSnapshots()
+        let waiting = book.withLock { $0.waitingJobs }
+        var progress: [TransferProgress] = []
+        var checkpoints: [(index: Int, file: PartialFile)] = []
+        let now = ContinuousClock.now
+
+        for snapshot in snapshots {
+            let lease = snapshot.job.lease
+            let resumedAt = snapshot.job.claim.checkpoint?.bytesOnDisk ?? 0
+            let last = memory.reported[lease] ?? .init(received: resumedAt, sent: 0, checkpointedBytes: resumedAt, checkpointedAt: now)
+            let entry = TransferProgress(
+                lease: lease,
+                bytesReceived: snapshot.bytesReceived, bytesSent: snapshot.bytesSent,
+                bytesExpectedToReceive: snapshot.bytesExpectedToReceive, bytesExpectedToSend: snapshot.bytesExpectedToSend,
+                response: snapshot.newResponse, currentRequest: snapshot.newCurrentRequest,
+                progressEvent: Self.progressEvent(snapshot, since: last)
+            )
+            if let file = snapshot.file, snapshot.validator != nil {
+                let written = file.bytesWritten
+                let fresh = written - last.checkpointedBytes
+                // About a second's or a few MiB's worth at most is lost in a crash; slow transfers
+                // are checkpointed less often so thousands of them do not mean thousands of fsyncs a second.
+                if fresh >= 4 * 1024 * 1024 || (fresh > 0 && now - last.checkpointedAt >= .seconds(2)) {
+                    checkpoints.append((progress.count, file))
+                }
+            }
+            progress.append(entry)
+            memory.reported[lease] = .init(
+                received: snapshot.bytesReceived, sent: snapshot.bytesSent,
+                checkpointedBytes: last.checkpointedBytes, checkpointedAt: last.checkpointedAt
+            )
+        }
+        for job in waiting {
+            progress.append(TransferProgress(
+                lease: job.lease, bytesReceived: job.claim.checkpoint?.bytesOnDisk ?? 0, bytesSent: 0,
+                bytesExpectedToReceive: job.claim.checkpoint?.expectedTotalBytes ?? transferSizeUnknown,
+                bytesExpectedToSend: job.claim.bytesExpectedToSend
+            ))
+        }
+
+        // fsync before recording: a checkpoint never claims bytes that are not on disk.
+        await withTaskGroup(of: (Int, Int64?).self) { group in
+            for (index, file) in checkpoints {
+                group.addTask { (index, try? await self.blocking.run { try file.sync() }) }
+            }
+            for await (index, durable) in group {
+                guard let durable else { continue }
+                let snapshot = snapshots[index]
+                progress[index].checkpoint = TransferCheckpoint(
+                    partialFile: snapshot.job.partialName ?? TenantFiles.partialName(taskID: snapshot.job.taskID),
+                    bytesOnDisk: durable, validator: snapshot.validator, url: snapshot.url,
+                    expectedTotalBytes: snapshot.expectedTotalBytes
+                )
+                memory.reported[snapshot.job.lease]?.checkpointedBytes = durable
+                memory.reported[snapshot.job.lease]?.checkpointedAt = now
+            }
+        }
+
+        let result = await withCheckedContinuation { continuation in
+            writer.enqueue(.heartbeat(progress, reply: { continuation.resume(returning: $0) }))
+        }
+        let held = Set(progress.map(\.lease))
+        memory.reported = memory.reported.filter { held.contains($0.key) }
+        guard let result else { return }
+        for lease in result.lost {
+            logger.warning("lease lost; stopping the transfer", metadata: ["task": "\(lease.taskID)"])
+            stop(taskID: lease.taskID, .leaseLost)
+        }
+        for (lease, reason) in result.stopRequests {
+            stop(taskID: lease.taskID, .stopped(reason))
+        }
+    }
+
+    private func collectSnapshots() async -> [TransferSnapshot] {
+        let workers = self.workers.withLock { $0 }
+        return await withTaskGroup(of: [TransferSnapshot].self) { group in
+            for worker in workers {
+                group.addTask {
+                    await withCheckedContinuation { continuation in
+                        worker.send(.snapshot({ continuation.resume(returning: $0) }))
+                    }
+                }
+            }
+            var all: [TransferSnapshot] = []
+            for await part in group { all += part }
+            return all
+        }
+    }
+
+    /// `downloadTask.didWriteData` or `task.didSendBodyData` with the totals, when bytes moved.
+    static func progressEvent(_ snapshot: TransferSnapshot, since last: HeartbeatMemory.Reported) -> (type: EventType, data: [String: JSONValue])? {
+        if snapshot.job.claim.kind == .download, snapshot.bytesReceived != last.received {
+            return (.downloadTaskDidWriteData, [
+                "bytesWritten": .number(Double(snapshot.bytesReceived - last.received)),
+                "totalBytesWritten": .number(Double(snapshot.bytesReceived)),
+                "totalBytesExpectedToWrite": .number(Double(snapshot.bytesExpectedToReceive)),
+            ])
+        }
+        if snapshot.bytesSent != last.sent, snapshot.bytesSent > 0 {
+            return (.taskDidSendBodyData, [
+                "bytesSent": .number(Double(snapshot.bytesSent - last.sent)),
+                "totalBytesSent": .number(Double(snapshot.bytesSent)),
+                "totalBytesExpectedToSend": .number(Double(snapshot.bytesExpectedToSend)),
+            ])
+        }
+        return nil
+    }
+}
+
+/// What the heartbeat remembers between beats, per lease.
+struct HeartbeatMemory {
+    struct Reported {
+        var received: Int64
+        var sent: Int64
+        var checkpointedBytes: Int64
+        var checkpointedAt: ContinuousClock.Instant
+    }
+
+    var reported: [LeaseToken: Reported] = [:]
+}

@@ -1,0 +1,154 @@
+import FerryCore
+import FerryStore
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// An instance's transfer engine: claims runnable tasks from PostgreSQL under leases, runs them
+/// on dedicated worker threads (one curl multi handle each), renews leases and checkpoints on
+/// a heartbeat, and records every outcome. A `Service`: a graceful shutdown checkpoints and
+/// hands back every running transfer before `run()` returns.
+public final class TransferEngine: Service, Sendable {
+    let configuration: EngineConfiguration
+    let ledger: TransferLedger
+    let files: TenantFiles
+    let resumeData: ResumeDataIssuer
+    let hub: NotificationHub
+    let logger: Logger
+    let writer: LedgerWriter
+    let blocking: BlockingPool
+    let book: Mutex<EngineBook>
+    let workers = Mutex<[TransferWorker]>([])
+    let reports: AsyncStream<WorkerReport>
+    let reportSink: AsyncStream<WorkerReport>.Continuation
+    /// Rung when capacity frees up, so the scheduler claims again without waiting for a tick.
+    let capacityBell: AsyncStream<Void>.Continuation
+    let capacityRings: AsyncStream<Void>
+    /// Outcomes being finalised (files synced and renamed) but not yet queued for writing.
+    let finalizing = Atomic<Int>(0)
+
+    public init(
+        configuration: EngineConfiguration, database: FerryDatabase, hub: NotificationHub,
+        resumeData: ResumeDataIssuer, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.ledger = database.transfers(instanceID: configuration.instanceID, leaseDuration: configuration.leaseDuration)
+        self.files = TenantFiles(dataDirectory: configuration.dataDirectory)
+        self.resumeData = resumeData
+        self.hub = hub
+        self.logger = logger
+        self.writer = LedgerWriter(ledger: ledger, workers: configuration.workerCount, version: configuration.version, logger: logger)
+        self.blocking = BlockingPool(name: "ferry-files", threadCount: 4)
+        self.book = Mutex(EngineBook(workerCount: configuration.workerCount))
+        (reports, reportSink) = AsyncStream<WorkerReport>.makeStream()
+        (capacityRings, capacityBell) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Whether the workers are up (for `/readyz`).
+    public var isRunning: Bool {
+        let count = workers.withLock { $0.count }
+        return count == configuration.workerCount && !book.withLock { $0.isStopping }
+    }
+
+    public func run() async throws {
+        let sink = reportSink
+        let started = try (0..<configuration.workerCount).map { index in
+            try TransferWorker(index: index, report: { sink.yield($0) }, logger: logger)
+        }
+        workers.withLock { $0 = started }
+        logger.info("transfer engine started", metadata: [
+            "instance": "\(configuration.instanceID)", "workers": "\(configuration.workerCount)",
+        ])
+
+        let (loopsStop, stopLoops) = AsyncStream<Void>.makeStream()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.writer.run() }
+            group.addTask { await self.consumeReports() }
+            group.addTask {
+                // The periodic loops run until the shutdown has handed back every transfer.
+                await withTaskGroup(of: Void.self) { loops in
+                    loops.addTask { await self.runHeartbeats() }
+                    loops.addTask { await self.runScheduler() }
+                    loops.addTask { await self.runControlListener() }
+                    loops.addTask { await self.runReaper() }
+                    for await _ in loopsStop {}
+                    loops.cancelAll()
+                }
+            }
+            // Until the service group shuts down (or is cancelled).
+            try? await gracefulShutdown()
+            await handBackTransfers()
+            stopLoops.finish()
+            reportSink.finish()
+            writer.stop()
+        }
+        for worker in workers.withLock({ $0 }) { await worker.exit() }
+        blocking.shutdown()
+        logger.info("transfer engine stopped", metadata: ["instance": "\(configuration.instanceID)"])
+    }
+
+    /// Stops claiming and stops every transfer (checkpointing downloads), then waits, within the
+    /// grace period, until their outcomes are written. Heartbeats go on meanwhile, so leases
+    /// stay held until each task is handed back.
+    private func handBackTransfers() async {
+        let waitingJobs = book.withLock { book in
+            book.isStopping = true
+            return book.removeAllWaiting()
+        }
+        capacityBell.finish()
+        for job in waitingJobs {
+            reportSink.yield(.ended(EndedTransfer.notStarted(job, end: .shuttingDown)))
+        }
+        for worker in workers.withLock({ $0 }) { worker.send(.stopAll(.shuttingDown)) }
+
+        let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
+        while ContinuousClock.now < deadline {
+            let busy = book.withLock { $0.heldCount } > 0 || finalizing.load(ordering: .acquiring) > 0 || !writer.isIdle
+            if !busy { return }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        logger.warning("shutdown grace period ended before every transfer was handed back; their leases will expire")
+    }
+
+    /// Every report of every worker, in order: events go to the writer; ended transfers are
+    /// finalised (concurrently: one large fsync must not hold up the others) and then written.
+    private func consumeReports() async {
+        await withTaskGroup(of: Void.self) { group in
+            for await report in reports {
+                switch report {
+                case .event(let event):
+                    writer.enqueue(.events([event]))
+                case .ended(let ended):
+                    transferLeftWorker(ended.job.taskID)
+                    finalizing.add(1, ordering: .acquiringAndReleasing)
+                    group.addTask {
+                        await self.record(ended)
+                        self.finalizing.subtract(1, ordering: .acquiringAndReleasing)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Frees the transfer's slot and starts a job that waited for it.
+    private func transferLeftWorker(_ taskID: String) {
+        if let (job, worker) = book.withLock({ $0.release(taskID: taskID) }) {
+            workers.withLock { $0[worker] }.send(.start(job))
+        }
+        capacityBell.yield()
+    }
+}
+
+extension EndedTransfer {
+    /// A claimed job that ended before reaching a worker.
+    static func notStarted(_ job: TransferJob, end: TransferEnd) -> EndedTransfer {
+        EndedTransfer(
+            job: job, end: end, response: nil, currentRequest: job.claim.originalRequest, file: nil,
+            fileWasAlreadyComplete: false, responseBody: nil, bytesReceived: job.claim.checkpoint?.bytesOnDisk ?? 0,
+            bytesSent: 0, bytesExpectedToReceive: transferSizeUnknown, validator: job.claim.checkpoint?.validator,
+            expectedTotalBytes: job.claim.checkpoint?.expectedTotalBytes,
+            metrics: TaskMetrics(taskInterval: .init(start: Date(), duration: 0), redirectCount: 0, transactionMetrics: [])
+        )
+    }
+}

@@ -1,0 +1,91 @@
+import Curl
+import FerryCore
+import Foundation
+
+/// curl's callbacks, on the worker thread, inside `CurlMulti.perform()`.
+extension Transfer {
+    func curlEasy(_ easy: CurlEasy, didReceiveHeaderLine line: UnsafeRawBufferPointer) -> Bool {
+        lastActivity = .now
+        switch heads.consume(line) {
+        case .more:
+            return true
+        case .tooLarge:
+            failure = TransferError(code: .cannotParseResponse, failingURL: request.url, reason: "the response head exceeds 256 KiB")
+            return false
+        case .malformed:
+            failure = TransferError(code: .cannotParseResponse, failingURL: request.url)
+            return false
+        case .headComplete(let head):
+            guard !head.isInterim else { return true }
+            return receivedFinalHead(head)
+        }
+    }
+
+    func curlEasy(_ easy: CurlEasy, didReceiveBody bytes: UnsafeRawBufferPointer) -> CurlBodyDisposition {
+        lastActivity = .now
+        guard case .final = role else { return .consumed }  // a redirect's body is dropped
+        if let file {
+            do {
+                try file.append(bytes)
+            } catch {
+                failure = TransferError(
+                    code: .cannotWriteToFile, failingURL: request.url,
+                    reason: error.isOutOfSpace ? "the server's disk is full" : "writing the download failed"
+                )
+                return .abort
+            }
+        } else {
+            guard body.count + bytes.count <= job.maximumDataBytes else {
+                failure = TransferError(
+                    code: .dataLengthExceedsMaximum, failingURL: request.url,
+                    reason: "a data task keeps at most \(job.maximumDataBytes) bytes; use a download task for larger bodies"
+                )
+                return .abort
+            }
+            body.append(contentsOf: bytes)
+        }
+        bytesReceived += Int64(bytes.count)
+        return .consumed
+    }
+
+    func curlEasy(_ easy: CurlEasy, readBodyInto buffer: UnsafeMutableRawBufferPointer) -> CurlReadResult {
+        guard let uploadBody, sendsBody else { return .bytes(0) }
+        guard let count = uploadBody.read(into: buffer) else {
+            failure = TransferError(code: .requestBodyStreamExhausted, failingURL: request.url, reason: "reading the upload body failed")
+            return .abort
+        }
+        return .bytes(count)
+    }
+
+    func curlEasy(_ easy: CurlEasy, seekBodyTo offset: Int64) -> Bool {
+        uploadBody?.seek(to: offset) ?? (offset == 0)
+    }
+
+    func curlEasy(_ easy: CurlEasy, progress: CurlProgress) -> Bool {
+        if sendsBody, progress.uploaded != bytesSent {
+            bytesSent = progress.uploaded
+            lastActivity = .now
+        }
+        guard ContinuousClock.now - lastActivity < .milliseconds(Int64(job.requestTimeout * 1000)) else {
+            failure = TransferError(
+                code: .timedOut, failingURL: request.url,
+                reason: "no data for \(FieldReader.format(job.requestTimeout)) s (timeoutIntervalForRequest)"
+            )
+            return false
+        }
+        return true
+    }
+
+    func curlEasy(_ easy: CurlEasy, mayConnectTo address: CurlSocketAddress) -> Bool {
+        guard let networkAddress = NetworkAddress(bytes: address.addressBytes) else {
+            refusal = "\(address) is not an IP address"
+            return false
+        }
+        let verdict = job.addressPolicy.evaluate(networkAddress)
+        if let reason = verdict.refusalReason(for: networkAddress) {
+            refusal = reason
+            return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,182 @@
+import Curl
+import FerryCore
+import FerryStore
+import Foundation
+import Logging
+import Synchronization
+
+/// A dedicated thread driving one curl multi handle: it starts, runs and stops the transfers
+/// the engine gives it, and reports what happens. Nothing here blocks on anything but
+/// `curl_multi_poll`, which other threads interrupt with `curl_multi_wakeup`.
+final class TransferWorker: Sendable {
+    let index: Int
+    /// Commands, and whether the thread has exited (then nobody will read them).
+    private let inbox = Mutex<(commands: [WorkerCommand], hasExited: Bool)>(([], false))
+    private let waker: CurlMultiWaker
+    private let transferCount = Atomic<Int>(0)
+    private let isExiting = Atomic<Bool>(false)
+    private let finished = Mutex<CheckedContinuation<Void, Never>?>(nil)
+
+    /// The multi handle moves to the worker thread at start and never comes back.
+    private struct MultiHandoff: @unchecked Sendable {
+        let multi: CurlMulti
+    }
+
+    init(index: Int, report: @escaping @Sendable (WorkerReport) -> Void, logger: Logger) throws {
+        self.index = index
+        let multi = try CurlMulti()
+        // Connections to keep for reuse: enough for the many hosts of small-download workloads.
+        try multi.setMaxCachedConnections(256)
+        self.waker = multi.waker
+        let handoff = MultiHandoff(multi: multi)
+        let thread = Thread { [self] in
+            TransferWorkerLoop(multi: handoff.multi, worker: self, report: report, logger: logger).run()
+            let unanswered = inbox.withLock { inbox in
+                inbox.hasExited = true
+                defer { inbox.commands.removeAll() }
+                return inbox.commands
+            }
+            for case .snapshot(let reply) in unanswered { reply([]) }
+            finished.withLock { $0?.resume(); $0 = nil }
+        }
+        thread.name = "ferry-transfer-\(index)"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Transfers running on this worker (for choosing the least busy one).
+    var load: Int { transferCount.load(ordering: .relaxed) }
+
+    func send(_ command: WorkerCommand) {
+        let accepted = inbox.withLock { inbox in
+            guard !inbox.hasExited else { return false }
+            inbox.commands.append(command)
+            return true
+        }
+        guard accepted else {
+            // Nobody will run it: answer what waits for an answer.
+            if case .snapshot(let reply) = command { reply([]) }
+            return
+        }
+        waker.wake()
+    }
+
+    /// Stops the thread once its transfers are gone; waits for it.
+    func exit() async {
+        await withCheckedContinuation { continuation in
+            finished.withLock { $0 = continuation }
+            isExiting.store(true, ordering: .releasing)
+            waker.wake()
+        }
+    }
+
+    // MARK: For the loop
+
+    func takeCommands() -> [WorkerCommand] {
+        inbox.withLock { inbox in
+            defer { inbox.commands.removeAll(keepingCapacity: true) }
+            return inbox.commands
+        }
+    }
+
+    func setTransferCount(_ count: Int) {
+        transferCount.store(count, ordering: .relaxed)
+    }
+
+    var shouldExit: Bool { isExiting.load(ordering: .acquiring) }
+}
+
+/// The worker thread's loop and the state only it touches.
+private final class TransferWorkerLoop {
+    let multi: CurlMulti
+    unowned let worker: TransferWorker
+    let report: @Sendable (WorkerReport) -> Void
+    let logger: Logger
+    var transfers: [String: Transfer] = [:]
+
+    init(multi: CurlMulti, worker: TransferWorker, report: @escaping @Sendable (WorkerReport) -> Void, logger: Logger) {
+        self.multi = multi
+        self.worker = worker
+        self.report = report
+        self.logger = logger
+    }
+
+    func run() {
+        while !(worker.shouldExit && transfers.isEmpty) {
+            for command in worker.takeCommands() { handle(command) }
+            do {
+                try multi.perform()
+                for (easy, result) in multi.completedTransfers() {
+                    guard let transfer = easy.delegate as? Transfer else { continue }
+                    try multi.remove(easy)
+                    if let end = transfer.exchangeFinished(result: result) {
+                        finish(transfer, end)
+                    } else {
+                        try multi.add(easy)
+                    }
+                }
+                worker.setTransferCount(transfers.count)
+                try multi.poll(timeoutMilliseconds: 1000)
+            } catch {
+                // curl's multi interface fails only on misuse or exhausted memory; log it and keep
+                // serving rather than spin, so other transfers are not lost with it.
+                logger.error("curl multi failure", metadata: ["error": "\(error)", "worker": "\(worker.index)"])
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+    }
+
+    private func handle(_ command: WorkerCommand) {
+        switch command {
+        case .start(let job):
+            start(job)
+        case .stop(let taskID, let end):
+            guard let transfer = transfers[taskID] else { return }
+            transfer.stopRequest = end
+            try? multi.remove(transfer.easy)
+            finish(transfer, end)
+        case .stopAll(let end):
+            for transfer in transfers.values {
+                transfer.stopRequest = end
+                try? multi.remove(transfer.easy)
+                finish(transfer, end)
+            }
+        case .snapshot(let reply):
+            reply(transfers.values.map { $0.snapshot() })
+        }
+    }
+
+    private func start(_ job: TransferJob) {
+        let report = self.report
+        do {
+            let transfer = try Transfer(job: job) { report($0) }
+            transfers[job.taskID] = transfer
+            do {
+                try transfer.prepare()
+            } catch let failure as FileFailure {
+                logger.error("cannot open a transfer's file", metadata: ["task": "\(job.taskID)", "error": "\(failure)"])
+                let code: URLErrorCode = failure.operation == "open" ? .cannotCreateFile : .cannotWriteToFile
+                finish(transfer, .failed(TransferError(code: code, failingURL: job.claim.originalRequest.url)))
+                return
+            }
+            if job.claim.resourceDeadline.timeIntervalSinceNow <= 0 {
+                finish(transfer, .failed(TransferError(
+                    code: .timedOut, failingURL: job.claim.originalRequest.url, reason: "timeoutIntervalForResource elapsed"
+                )))
+                return
+            }
+            try transfer.configureExchange()
+            try multi.add(transfer.easy)
+        } catch {
+            logger.error("cannot start a transfer", metadata: ["task": "\(job.taskID)", "error": "\(error)"])
+            if let transfer = transfers[job.taskID] {
+                finish(transfer, .failed(TransferError(code: .unknown, failingURL: job.claim.originalRequest.url, reason: "internal error starting the transfer")))
+            }
+        }
+    }
+
+    private func finish(_ transfer: Transfer, _ end: TransferEnd) {
+        transfers.removeValue(forKey: transfer.job.taskID)
+        report(.ended(transfer.ended(end)))
+    }
+}

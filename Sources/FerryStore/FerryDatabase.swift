@@ -1,0 +1,20 @@
+import Logging
+import Postgres
+
+/// The store's entry point: one pool and the repositories over it.
+public struct FerryDatabase: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    public var tenants: TenantStore { TenantStore(pool: pool) }
+    public var sessions: SessionStore { SessionStore(pool: pool) }
+    public var tasks: TaskStore { TaskStore(pool: pool) }
+    public var settings: SettingsStore { SettingsStore(pool: pool) }
+
+    public func transfers(instanceID: String, leaseDuration: Duration = .seconds(15)) -> TransferLedger {
+        TransferLedger(pool: pool, instanceID: instanceID, leaseDuration: leaseDuration)
+    }
+}

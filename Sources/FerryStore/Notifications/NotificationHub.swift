@@ -1,0 +1,94 @@
+import Foundation
+import Logging
+import Postgres
+import Synchronization
+
+/// One LISTEN connection per instance, fanned out to whoever inside the process waits for
+/// news: schedulers (new work, stop requests), long-polls (task completed), webhook
+/// dispatchers and event streams (new events).
+///
+/// After a reconnection notifications may have been missed, so every subscriber is told to
+/// re-check (`.resync`) instead of trusting that nothing happened.
+public final class NotificationHub: Sendable {
+    public enum Signal: Sendable, Equatable {
+        case notification(payload: String)
+        case resync
+    }
+
+    private struct Subscriber {
+        var channel: String
+        var continuation: AsyncStream<Signal>.Continuation
+    }
+
+    private let listener: PostgresListener
+    private let subscribers = Mutex<[UUID: Subscriber]>([:])
+    private let logger: Logger
+
+    public static let channels = [
+        NotificationChannel.work, NotificationChannel.control, NotificationChannel.taskCompleted, NotificationChannel.events,
+    ]
+
+    public init(conninfo: String, logger: Logger) {
+        self.listener = PostgresListener(conninfo: conninfo, channels: Self.channels, logger: logger)
+        self.logger = logger
+    }
+
+    /// Signals for one channel. Buffers only the newest few: a subscriber that falls behind
+    /// re-checks the database anyway, so old notifications have no value.
+    public func subscribe(to channel: String) -> AsyncStream<Signal> {
+        let (stream, continuation) = AsyncStream<Signal>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        let id = UUID()
+        subscribers.withLock { $0[id] = Subscriber(channel: channel, continuation: continuation) }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Waits until `taskID` is reported completed, or `timeout` passes. The caller re-reads the
+    /// task either way: the notification is a hint, the database is the truth.
+    public func waitForCompletion(of taskID: String, timeout: Duration) async {
+        let signals = subscribe(to: NotificationChannel.taskCompleted)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await signal in signals {
+                    if signal == .resync || signal == .notification(payload: taskID) { return }
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Listens until cancelled.
+    public func run() async {
+        listener.start()
+        await withTaskCancellationHandler {
+            for await event in listener.events {
+                switch event {
+                case .connected:
+                    broadcast(.resync, channel: nil)
+                case .notification(let channel, let payload):
+                    broadcast(.notification(payload: payload), channel: channel)
+                }
+            }
+        } onCancel: {
+            listener.stop()
+        }
+        subscribers.withLock { subscribers in
+            for subscriber in subscribers.values { subscriber.continuation.finish() }
+            subscribers.removeAll()
+        }
+    }
+
+    private func broadcast(_ signal: Signal, channel: String?) {
+        subscribers.withLock { subscribers in
+            for subscriber in subscribers.values where channel == nil || subscriber.channel == channel {
+                subscriber.continuation.yield(signal)
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import FerryCore
+import Foundation
+import Postgres
+
+/// Sessions, always scoped by tenant: another tenant's session is simply not found.
+public struct SessionStore: Sendable {
+    let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// Creates a session. A background session whose identifier a live session of the tenant
+    /// already uses re-attaches to that session instead (`reattached` is then true), as
+    /// re-creating a background URLSession after a relaunch does.
+    public func create(tenantID: String, _ creation: SessionCreation) async throws -> (session: SessionRecord, reattached: Bool) {
+        let configuration = try JSONColumn.encode(creation.configuration)
+        return try await pool.withTransaction { connection in
+            if creation.configuration.kind == .background, let identifier = creation.configuration.identifier {
+                let existing = try connection.query(
+                    """
+                    SELECT \(Self.columns) FROM sessions
+                    WHERE tenant_id = $1 AND identifier = $2 AND kind = 'background' AND state = 'valid'
+                    """,
+                    [tenantID, identifier]
+                )
+                if let row = existing.first { return (try Self.decode(row), true) }
+            }
+            let rows = try connection.query(
+                """
+                INSERT INTO sessions (id, tenant_id, kind, identifier, session_description, configuration)
+                VALUES ($1, $2, $3, $4, $5, $6)
+                RETURNING \(Self.columns)
+                """,
+                [
+                    IDs.make("ses"), tenantID, creation.configuration.kind.rawValue, creation.configuration.identifier,
+                    creation.sessionDescription, configuration,
+                ]
+            )
+            return (try Self.decode(rows[0]), false)
+        }
+    }
+
+    public func find(tenantID: String, id: String) async throws -> SessionRecord {
+        try await pool.withConnection { connection in
+            guard let row = try connection.query(
+                "SELECT \(Self.columns) FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, id]
+            ).first else { throw StoreError.notFound(resource: "session") }
+            return try Self.decode(row)
+        }
+    }
+
+    /// A page of the tenant's sessions, oldest first; `after` is the last id of the previous page.
+    public func list(tenantID: String, limit: Int, after: String?) async throws -> Page<SessionRecord> {
+        try await pool.withConnection { connection in
+            let rows = try connection.query(
+                """
+                SELECT \(Self.columns) FROM sessions
+                WHERE tenant_id = $1
+                  AND ($2::text IS NULL OR (created_at, id) > (SELECT created_at, id FROM sessions WHERE id = $2 AND tenant_id = $1))
+                ORDER BY created_at, id
+                LIMIT $3
+                """,
+                [tenantID, after, limit + 1]
+            )
+            return try Page(rows: rows, limit: limit, decode: Self.decode, cursor: \.id)
+        }
+    }
+
+    static let columns = "id, tenant_id, configuration, session_description, state, created_at, invalidated_at"
+
+    static func decode(_ row: PostgresRow) throws -> SessionRecord {
+        SessionRecord(
+            id: try row.decode("id"),
+            tenantID: try row.decode("tenant_id"),
+            configuration: try row.decodeJSON("configuration", as: SessionConfiguration.self),
+            sessionDescription: try row.decode("session_description"),
+            state: SessionState(rawValue: try row.decode("state", as: String.self)) ?? .valid,
+            createdAt: try row.decode("created_at"),
+            invalidatedAt: try row.decode("invalidated_at")
+        )
+    }
+}

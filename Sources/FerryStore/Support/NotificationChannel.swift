@@ -1,0 +1,12 @@
+/// The LISTEN/NOTIFY channels instances use to tell each other about work.
+/// `pg_notify` inside a transaction is delivered at commit, never for a rolled-back change.
+public enum NotificationChannel {
+    /// A task became runnable: schedulers should claim. Payload: the task id.
+    public static let work = "ferry_work"
+    /// A running task must stop (suspend or cancel). Payload: "<task id> <lease owner> <stop reason>".
+    public static let control = "ferry_control"
+    /// A task completed. Payload: the task id. Wakes long-polls on every instance.
+    public static let taskCompleted = "ferry_task_completed"
+    /// New events were written. Payload: the tenant id. Wakes webhook dispatchers and streams.
+    public static let events = "ferry_events"
+}

@@ -1,0 +1,110 @@
+import FerryCore
+import Foundation
+import Postgres
+
+/// How a task ends, whoever ends it (its owner, or a command when nobody owns it).
+public struct TaskCompletion: Sendable {
+    public var response: HTTPResponseSnapshot?
+    public var currentRequest: TransferRequest?
+    public var error: TransferError?
+    /// A finished download's file name in the tenant's downloads folder.
+    public var downloadFile: String?
+    public var bytesReceived: Int64?
+    public var bytesSent: Int64?
+    public var bytesExpectedToReceive: Int64?
+    /// `URLSessionTaskMetrics`, as JSON, when a transfer took place.
+    public var metrics: JSONValue?
+    /// Where the checkpoint stands after the end: kept for resume data, nil once consumed.
+    public var checkpoint: TransferCheckpoint?
+    /// The response body of a data or upload task.
+    public var responseBody: [UInt8]?
+
+    public init(
+        response: HTTPResponseSnapshot? = nil, currentRequest: TransferRequest? = nil, error: TransferError? = nil,
+        downloadFile: String? = nil, bytesReceived: Int64? = nil, bytesSent: Int64? = nil,
+        bytesExpectedToReceive: Int64? = nil, metrics: JSONValue? = nil, checkpoint: TransferCheckpoint? = nil,
+        responseBody: [UInt8]? = nil
+    ) {
+        self.response = response
+        self.currentRequest = currentRequest
+        self.error = error
+        self.downloadFile = downloadFile
+        self.bytesReceived = bytesReceived
+        self.bytesSent = bytesSent
+        self.bytesExpectedToReceive = bytesExpectedToReceive
+        self.metrics = metrics
+        self.checkpoint = checkpoint
+        self.responseBody = responseBody
+    }
+
+    /// Writes the completion and its events into the caller's transaction; the task row must be
+    /// locked. Delegate order follows URLSession: didFinishDownloadingTo, didFinishCollectingMetrics,
+    /// then didCompleteWithError.
+    func write(_ ref: EventWriter.TaskRef, kind: TaskKind, on connection: PostgresConnection) throws {
+        try connection.execute(
+            """
+            UPDATE tasks SET
+                state = 'completed', completed_at = now(), updated_at = now(),
+                error = $2,
+                response = coalesce($3, response),
+                current_request = coalesce($4, current_request),
+                download_file = $5,
+                bytes_received = coalesce($6, bytes_received),
+                bytes_sent = coalesce($7, bytes_sent),
+                bytes_expected_to_receive = coalesce($8, bytes_expected_to_receive),
+                checkpoint = $9,
+                metrics = coalesce($10, metrics),
+                lease_owner = NULL, lease_expires_at = NULL, stop_reason = NULL, not_before = NULL
+            WHERE id = $1
+            """,
+            [
+                ref.taskID, try JSONColumn.encodeOptional(error), try JSONColumn.encodeOptional(response),
+                try JSONColumn.encodeOptional(currentRequest), downloadFile, bytesReceived, bytesSent,
+                bytesExpectedToReceive, try JSONColumn.encodeOptional(checkpoint),
+                metrics.map { PostgresJSON(data: Data($0.serialized())) },
+            ]
+        )
+        if let responseBody {
+            try connection.execute(
+                """
+                INSERT INTO task_bodies (task_id, response_body) VALUES ($1, $2)
+                ON CONFLICT (task_id) DO UPDATE SET response_body = EXCLUDED.response_body
+                """,
+                [ref.taskID, responseBody]
+            )
+        }
+        if kind == .download, error == nil, downloadFile != nil {
+            try EventWriter.append(
+                .downloadTaskDidFinishDownloadingTo, for: ref,
+                data: ["location": .string("/v1/tasks/\(ref.taskID)/file")], on: connection
+            )
+        }
+        if let metrics {
+            try EventWriter.append(.taskDidFinishCollectingMetrics, for: ref, data: ["metrics": metrics], on: connection)
+        }
+        var data: [String: JSONValue] = ["error": TaskEventData.error(error)]
+        if let response { data["response"] = (try? JSONValue(encoding: response)) ?? .null }
+        try EventWriter.append(.taskDidCompleteWithError, for: ref, data: data, on: connection)
+        try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.taskCompleted, ref.taskID])
+        try SessionInvalidation.finishIfLastTask(sessionID: ref.sessionID, tenantID: ref.tenantID, on: connection)
+    }
+}
+
+/// `session.didBecomeInvalidWithError` once an invalidating session's last task has ended.
+enum SessionInvalidation {
+    static func finishIfLastTask(sessionID: String, tenantID: String, on connection: PostgresConnection) throws {
+        let rows = try connection.query(
+            """
+            UPDATE sessions SET state = 'invalidated', invalidated_at = now()
+            WHERE id = $1 AND state IN ('finishing', 'canceling')
+              AND NOT EXISTS (SELECT 1 FROM tasks WHERE session_id = $1 AND state <> 'completed')
+            RETURNING id
+            """,
+            [sessionID]
+        )
+        guard !rows.isEmpty else { return }
+        try EventWriter.appendSessionEvent(
+            .sessionDidBecomeInvalidWithError, tenantID: tenantID, sessionID: sessionID, data: ["error": .null], on: connection
+        )
+    }
+}

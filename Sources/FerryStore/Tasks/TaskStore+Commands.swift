@@ -1,0 +1,61 @@
+import FerryCore
+import Foundation
+import Postgres
+
+extension TaskStore {
+    /// What a command did, for the API to answer with.
+    public struct CommandResult: Sendable {
+        public var task: TaskRecord
+        public var action: TaskLifecycle.Action
+    }
+
+    /// `resume()`, `suspend()`, `cancel()` and `cancelByProducingResumeData`, applied to the
+    /// task's row under a lock so they serialise with claims and completions.
+    public func apply(
+        _ command: TaskLifecycle.Command, tenantID: String, taskID: String, resumeData: ResumeDataIssuer
+    ) async throws -> CommandResult {
+        try await pool.withTransaction { connection in
+            let row = try TaskRow.lock(tenantID: tenantID, taskID: taskID, on: connection)
+            let task = try TaskRow.decode(row)
+            var lifecycle = TaskLifecycle(state: task.state, isOwned: try row.decode("is_owned", as: Bool.self))
+            let action = lifecycle.apply(command)
+            switch action {
+            case .none:
+                break
+            case .schedule:
+                try connection.execute(
+                    """
+                    UPDATE tasks SET state = 'running', stop_reason = NULL, updated_at = now(),
+                                     started_at = coalesce(started_at, now())
+                    WHERE id = $1
+                    """,
+                    [taskID]
+                )
+                try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.work, taskID])
+            case .unschedule:
+                try connection.execute("UPDATE tasks SET state = 'suspended', updated_at = now() WHERE id = $1", [taskID])
+            case .stopTransfer(let reason):
+                try connection.execute(
+                    "UPDATE tasks SET state = $2, stop_reason = $3, updated_at = now() WHERE id = $1",
+                    [taskID, lifecycle.state.rawValue, reason.rawValue]
+                )
+                let owner = try row.decode("lease_owner", as: String?.self) ?? ""
+                try connection.execute(
+                    "SELECT pg_notify($1, $2)", [NotificationChannel.control, "\(taskID) \(owner) \(reason.rawValue)"]
+                )
+            case .completeCancelled(let producingResumeData):
+                let checkpoint = try row.decodeJSONIfPresent("checkpoint", as: TransferCheckpoint.self)
+                let token = producingResumeData
+                    ? resumeData.token(tenantID: tenantID, taskID: taskID, originalRequest: task.originalRequest, checkpoint: checkpoint)
+                    : nil
+                let completion = TaskCompletion(
+                    error: TransferError(code: .cancelled, failingURL: task.currentRequest?.url ?? task.originalRequest.url, resumeData: token),
+                    checkpoint: token == nil ? nil : checkpoint
+                )
+                let ref = EventWriter.TaskRef(tenantID: tenantID, sessionID: task.sessionID, taskID: taskID)
+                try completion.write(ref, kind: task.kind, on: connection)
+            }
+            return CommandResult(task: try TaskRow.find(tenantID: tenantID, taskID: taskID, on: connection), action: action)
+        }
+    }
+}

@@ -1,0 +1,205 @@
+import FerryCore
+import Foundation
+import Postgres
+
+/// Tasks, always scoped by tenant.
+public struct TaskStore: Sendable {
+    let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// What a new task starts from besides its creation body.
+    public struct Origin: Sendable {
+        /// Set when the task continues a download from resume data.
+        public var checkpoint: TransferCheckpoint?
+        /// The task whose partial file the checkpoint continues (resume data names it). The
+        /// file passes to the new task: resume data can be used once.
+        public var adoptsPartialFileOf: String?
+        /// The `Idempotency-Key` header and a digest of the request body it came with.
+        public var idempotencyKey: String?
+        public var fingerprint: [UInt8]?
+
+        public init(
+            checkpoint: TransferCheckpoint? = nil, adoptsPartialFileOf: String? = nil,
+            idempotencyKey: String? = nil, fingerprint: [UInt8]? = nil
+        ) {
+            self.checkpoint = checkpoint
+            self.adoptsPartialFileOf = adoptsPartialFileOf
+            self.idempotencyKey = idempotencyKey
+            self.fingerprint = fingerprint
+        }
+    }
+
+    /// Creates a task in a session, suspended unless `startsImmediately`. With an idempotency key
+    /// that was already used for the same body, returns that task instead (`created` false).
+    public func create(
+        tenantID: String, sessionID: String, _ creation: TaskCreation, request: TransferRequest, origin: Origin
+    ) async throws -> (task: TaskRecord, created: Bool) {
+        let originalRequest = try JSONColumn.encode(request)
+        let uploadSource = try JSONColumn.encodeOptional(creation.uploadBody.map(UploadSource.init))
+        let checkpoint = try JSONColumn.encodeOptional(origin.checkpoint)
+        let requestBody: [UInt8]? = switch creation.uploadBody {
+        case .inline(let bytes): bytes
+        default: creation.requestBody
+        }
+        let bytesToSend: Int64 = switch creation.uploadBody {
+        case .inline(let bytes): Int64(bytes.count)
+        case .stream: transferSizeUnknown
+        case .blob, nil: Int64(creation.requestBody?.count ?? 0)
+        }
+        do {
+            return try await pool.withTransaction { connection in
+                if let existing = try Self.findIdempotent(tenantID: tenantID, origin: origin, on: connection) {
+                    return (existing, false)
+                }
+                let session = try connection.query(
+                    "SELECT state FROM sessions WHERE tenant_id = $1 AND id = $2 FOR UPDATE", [tenantID, sessionID]
+                )
+                guard let sessionRow = session.first else { throw StoreError.notFound(resource: "session") }
+                guard try sessionRow.decode("state", as: String.self) == SessionState.valid.rawValue else {
+                    throw StoreError.conflict("The session is invalidated and accepts no new tasks.")
+                }
+                if let previousTask = origin.adoptsPartialFileOf, let partialFile = origin.checkpoint?.partialFile {
+                    let adopted = try connection.query(
+                        """
+                        UPDATE tasks SET checkpoint = NULL
+                        WHERE id = $1 AND tenant_id = $2 AND state = 'completed' AND checkpoint->>'partialFile' = $3
+                        RETURNING id
+                        """,
+                        [previousTask, tenantID, partialFile]
+                    )
+                    guard !adopted.isEmpty else {
+                        throw StoreError.conflict("This resume data was already used, or its partial file is no longer kept.")
+                    }
+                }
+                let taskIdentifier = try connection.query(
+                    "UPDATE sessions SET next_task_identifier = next_task_identifier + 1 WHERE id = $1 RETURNING next_task_identifier - 1",
+                    [sessionID]
+                )[0].decode(0, as: Int64.self)
+                let taskID = IDs.make("tsk")
+                let state: TaskState = creation.startsImmediately ? .running : .suspended
+                try connection.execute(
+                    """
+                    INSERT INTO tasks (id, tenant_id, session_id, task_identifier, kind, state, priority, task_description,
+                                       earliest_begin_at, not_before, original_request, upload_source, bytes_expected_to_send,
+                                       checkpoint, idempotency_key, idempotency_fingerprint,
+                                       started_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $14, $15,
+                            CASE WHEN $6 = 'running' THEN now() END)
+                    """,
+                    [
+                        taskID, tenantID, sessionID, taskIdentifier, creation.kind.rawValue, state.rawValue, creation.priority,
+                        creation.taskDescription, creation.earliestBeginDate, originalRequest, uploadSource, bytesToSend,
+                        checkpoint, origin.idempotencyKey, origin.fingerprint,
+                    ]
+                )
+                if let requestBody {
+                    try connection.execute("INSERT INTO task_bodies (task_id, request_body) VALUES ($1, $2)", [taskID, requestBody])
+                }
+                let task = try TaskRow.find(tenantID: tenantID, taskID: taskID, on: connection)
+                let ref = EventWriter.TaskRef(tenantID: tenantID, sessionID: sessionID, taskID: taskID)
+                try EventWriter.append(.taskDidCreateTask, for: ref, data: ["task": TaskEventData.summary(task)], on: connection)
+                if state == .running {
+                    try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.work, taskID])
+                }
+                return (task, true)
+            }
+        } catch let error as PostgresError where error.isUniqueViolation && origin.idempotencyKey != nil {
+            // Two requests with the same key raced; the other one created the task.
+            return try await pool.withConnection { connection in
+                guard let existing = try Self.findIdempotent(tenantID: tenantID, origin: origin, on: connection) else { throw error }
+                return (existing, false)
+            }
+        }
+    }
+
+    public func find(tenantID: String, id: String) async throws -> TaskRecord {
+        try await pool.withConnection { connection in
+            try TaskRow.find(tenantID: tenantID, taskID: id, on: connection)
+        }
+    }
+
+    /// Filters of `GET /v1/sessions/{id}/tasks`.
+    public struct ListFilter: Sendable {
+        public var states: [TaskState]?
+        public var kinds: [TaskKind]?
+
+        public init(states: [TaskState]? = nil, kinds: [TaskKind]? = nil) {
+            self.states = states
+            self.kinds = kinds
+        }
+    }
+
+    /// A page of a session's tasks in `taskIdentifier` order; `after` is the last id of the previous page.
+    public func list(tenantID: String, sessionID: String, filter: ListFilter, limit: Int, after: String?) async throws -> Page<TaskRecord> {
+        try await pool.withConnection { connection in
+            guard try !connection.query(
+                "SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]
+            ).isEmpty else { throw StoreError.notFound(resource: "session") }
+            let rows = try connection.query(
+                """
+                SELECT \(TaskRow.columns) FROM tasks
+                WHERE tenant_id = $1 AND session_id = $2
+                  AND ($3::text[] IS NULL OR state = ANY($3))
+                  AND ($4::text[] IS NULL OR kind = ANY($4))
+                  AND ($5::text IS NULL OR task_identifier > (SELECT task_identifier FROM tasks WHERE id = $5 AND session_id = $2))
+                ORDER BY task_identifier
+                LIMIT $6
+                """,
+                [tenantID, sessionID, filter.states?.map(\.rawValue), filter.kinds?.map(\.rawValue), after, limit + 1]
+            )
+            return try Page(rows: rows, limit: limit, decode: TaskRow.decode, cursor: \.id)
+        }
+    }
+
+    /// A data or upload task's response body, once it has one.
+    public func responseBody(tenantID: String, taskID: String) async throws -> (task: TaskRecord, body: [UInt8]?) {
+        try await pool.withConnection { connection in
+            let task = try TaskRow.find(tenantID: tenantID, taskID: taskID, on: connection)
+            let body = try connection.query("SELECT response_body FROM task_bodies WHERE task_id = $1", [taskID])
+                .first?.decode("response_body", as: [UInt8]?.self)
+            return (task, body ?? nil)
+        }
+    }
+
+    /// The task's `URLSessionTaskMetrics`, once a transfer ended.
+    public func metrics(tenantID: String, taskID: String) async throws -> JSONValue? {
+        try await pool.withConnection { connection in
+            guard let row = try connection.query(
+                "SELECT metrics FROM tasks WHERE tenant_id = $1 AND id = $2", [tenantID, taskID]
+            ).first else { throw StoreError.notFound(resource: "task") }
+            return try row.decodeJSONIfPresent("metrics", as: JSONValue.self)
+        }
+    }
+
+    /// Forgets a finished download's file (`DELETE /v1/tasks/{id}/file`). Returns its name, to remove.
+    public func forgetDownloadedFile(tenantID: String, taskID: String) async throws -> String? {
+        try await pool.withConnection { connection in
+            let rows = try connection.query(
+                """
+                UPDATE tasks t SET download_file = NULL, updated_at = now()
+                FROM (SELECT id, download_file FROM tasks WHERE tenant_id = $1 AND id = $2 FOR UPDATE) old
+                WHERE t.id = old.id
+                RETURNING old.download_file
+                """,
+                [tenantID, taskID]
+            )
+            guard let row = rows.first else { throw StoreError.notFound(resource: "task") }
+            return try row.decode("download_file", as: String?.self)
+        }
+    }
+
+    private static func findIdempotent(tenantID: String, origin: Origin, on connection: PostgresConnection) throws -> TaskRecord? {
+        guard let key = origin.idempotencyKey else { return nil }
+        guard let row = try connection.query(
+            "SELECT \(TaskRow.columns), idempotency_fingerprint FROM tasks WHERE tenant_id = $1 AND idempotency_key = $2",
+            [tenantID, key]
+        ).first else { return nil }
+        guard try row.decode("idempotency_fingerprint", as: [UInt8]?.self) == origin.fingerprint else {
+            throw StoreError.idempotencyKeyReused
+        }
+        return try TaskRow.decode(row)
+    }
+}

@@ -1,0 +1,66 @@
+import FerryCore
+import Foundation
+import Postgres
+
+/// Installation-wide secrets kept in PostgreSQL so every instance shares them.
+public struct SettingsStore: Sendable {
+    let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// The key that signs resume data; made on first use, the same for every instance.
+    public func resumeDataSigningKey() async throws -> [UInt8] {
+        try await valueMadeOnce(key: "resume_data_signing_key") {
+            var random = SystemRandomNumberGenerator()
+            return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &random) }
+        }
+    }
+
+    /// Makes sure an operator token exists. With `FERRY_ADMIN_TOKEN` set, that token is the one;
+    /// otherwise the first start generates one and returns it (to print once), later starts return nil.
+    public func ensureAdminToken(configured: String?) async throws -> String? {
+        if let configured {
+            try await pool.withConnection { connection in
+                try connection.execute(
+                    """
+                    INSERT INTO settings (key, value) VALUES ('admin_token_hash', $1)
+                    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
+                    """,
+                    [AdminToken.hash(configured)]
+                )
+            }
+            return nil
+        }
+        var random = SystemRandomNumberGenerator()
+        let token = AdminToken.generate(using: &random)
+        let inserted = try await pool.withConnection { connection in
+            try connection.execute(
+                "INSERT INTO settings (key, value) VALUES ('admin_token_hash', $1) ON CONFLICT (key) DO NOTHING",
+                [AdminToken.hash(token)]
+            )
+        }
+        return inserted == 1 ? token : nil
+    }
+
+    /// Whether `presented` is the operator token.
+    public func isAdminToken(_ presented: String) async throws -> Bool {
+        let hash = AdminToken.hash(presented)
+        return try await pool.withConnection { connection in
+            let rows = try connection.query("SELECT value FROM settings WHERE key = 'admin_token_hash'")
+            guard let stored = try rows.first?.decode(0, as: [UInt8].self) else { return false }
+            return constantTimeEquals(stored, hash)
+        }
+    }
+
+    private func valueMadeOnce(key: String, make: @escaping @Sendable () -> [UInt8]) async throws -> [UInt8] {
+        try await pool.withConnection { connection in
+            try connection.execute(
+                "INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
+                [key, make()]
+            )
+            return try connection.query("SELECT value FROM settings WHERE key = $1", [key])[0].decode(0, as: [UInt8].self)
+        }
+    }
+}

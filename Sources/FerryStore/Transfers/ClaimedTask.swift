@@ -1,0 +1,53 @@
+import FerryCore
+import Foundation
+
+/// A task an instance has just claimed, with everything its transfer needs.
+public struct ClaimedTask: Sendable {
+    public var taskID: String
+    public var tenantID: String
+    public var sessionID: String
+    public var kind: TaskKind
+    /// The fencing token: every later write of this owner carries it.
+    public var leaseEpoch: Int64
+    /// How many times the task was claimed before (0 the first time).
+    public var previousAttempts: Int
+    public var configuration: SessionConfiguration
+    public var originalRequest: TransferRequest
+    public var requestBody: [UInt8]?
+    public var uploadSource: UploadSource?
+    public var checkpoint: TransferCheckpoint?
+    /// When `timeoutIntervalForResource` runs out, counted from the task's first start.
+    public var resourceDeadline: Date
+    public var bytesExpectedToSend: Int64
+
+    public init(
+        taskID: String, tenantID: String, sessionID: String, kind: TaskKind, leaseEpoch: Int64, previousAttempts: Int,
+        configuration: SessionConfiguration, originalRequest: TransferRequest, requestBody: [UInt8]?,
+        uploadSource: UploadSource?, checkpoint: TransferCheckpoint?, resourceDeadline: Date, bytesExpectedToSend: Int64
+    ) {
+        self.taskID = taskID
+        self.tenantID = tenantID
+        self.sessionID = sessionID
+        self.kind = kind
+        self.leaseEpoch = leaseEpoch
+        self.previousAttempts = previousAttempts
+        self.configuration = configuration
+        self.originalRequest = originalRequest
+        self.requestBody = requestBody
+        self.uploadSource = uploadSource
+        self.checkpoint = checkpoint
+        self.resourceDeadline = resourceDeadline
+        self.bytesExpectedToSend = bytesExpectedToSend
+    }
+}
+
+/// The lease an owner holds on a task: its writes are fenced by both parts.
+public struct LeaseToken: Sendable, Hashable {
+    public var taskID: String
+    public var epoch: Int64
+
+    public init(taskID: String, epoch: Int64) {
+        self.taskID = taskID
+        self.epoch = epoch
+    }
+}

@@ -1,0 +1,126 @@
+import FerryCore
+import Foundation
+import Postgres
+
+/// Where one owned transfer stands, reported every heartbeat.
+public struct TransferProgress: Sendable {
+    public var lease: LeaseToken
+    public var bytesReceived: Int64
+    public var bytesSent: Int64
+    public var bytesExpectedToReceive: Int64
+    public var bytesExpectedToSend: Int64
+    /// A newer checkpoint than the last one written, if any.
+    public var checkpoint: TransferCheckpoint?
+    /// The response, once its head arrived (URLSessionTask.response is set from then on).
+    public var response: HTTPResponseSnapshot?
+    public var currentRequest: TransferRequest?
+    /// A coalesced progress event to append (didWriteData / didSendBodyData), if bytes moved.
+    public var progressEvent: (type: EventType, data: [String: JSONValue])?
+
+    public init(
+        lease: LeaseToken, bytesReceived: Int64, bytesSent: Int64, bytesExpectedToReceive: Int64, bytesExpectedToSend: Int64,
+        checkpoint: TransferCheckpoint? = nil, response: HTTPResponseSnapshot? = nil, currentRequest: TransferRequest? = nil,
+        progressEvent: (type: EventType, data: [String: JSONValue])? = nil
+    ) {
+        self.lease = lease
+        self.bytesReceived = bytesReceived
+        self.bytesSent = bytesSent
+        self.bytesExpectedToReceive = bytesExpectedToReceive
+        self.bytesExpectedToSend = bytesExpectedToSend
+        self.checkpoint = checkpoint
+        self.response = response
+        self.currentRequest = currentRequest
+        self.progressEvent = progressEvent
+    }
+}
+
+public struct HeartbeatResult: Sendable {
+    /// Leases this instance no longer holds (expired and taken over, or the task ended elsewhere):
+    /// their transfers must stop at once without writing anything more.
+    public var lost: Set<LeaseToken> = []
+    /// Transfers the tenant asked to stop (suspend or cancel).
+    public var stopRequests: [LeaseToken: TaskLifecycle.StopReason] = [:]
+}
+
+extension TransferLedger {
+    /// Renews this instance's leases, records progress and checkpoints, appends the coalesced
+    /// progress events, and reports lost leases and pending stop requests — in one transaction
+    /// and a fixed number of statements however many transfers run.
+    public func heartbeat(_ transfers: [TransferProgress], workers: Int, version: String) async throws -> HeartbeatResult {
+        let instanceID = self.instanceID
+        let leaseSeconds = self.leaseSeconds
+        let ids = transfers.map(\.lease.taskID)
+        let epochs = transfers.map(\.lease.epoch)
+        let received = transfers.map(\.bytesReceived)
+        let sent = transfers.map(\.bytesSent)
+        let expectedReceive = transfers.map(\.bytesExpectedToReceive)
+        let expectedSend = transfers.map(\.bytesExpectedToSend)
+        let checkpoints = try transfers.map { try $0.checkpoint.map { String(decoding: try JSONColumn.encode($0).data, as: UTF8.self) } }
+        let responses = try transfers.map { try $0.response.map { String(decoding: try JSONColumn.encode($0).data, as: UTF8.self) } }
+        let requests = try transfers.map { try $0.currentRequest.map { String(decoding: try JSONColumn.encode($0).data, as: UTF8.self) } }
+        let withEvents = transfers.filter { $0.progressEvent != nil }
+        let eventIDs = withEvents.map(\.lease.taskID)
+        let eventEpochs = withEvents.map(\.lease.epoch)
+        let eventTypes = withEvents.map { $0.progressEvent?.type.rawValue ?? "" }
+        let eventData = withEvents.map { String(decoding: JSONValue.object($0.progressEvent?.data ?? [:]).serialized(), as: UTF8.self) }
+
+        return try await pool.withTransaction { connection in
+            try connection.execute(
+                """
+                INSERT INTO instances (id, workers, running_transfers, version) VALUES ($1, $2, $3, $4)
+                ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), workers = $2, running_transfers = $3, version = $4
+                """,
+                [instanceID, workers, transfers.count, version]
+            )
+            guard !transfers.isEmpty else { return HeartbeatResult() }
+            let renewed = try connection.query(
+                """
+                UPDATE tasks t SET
+                    lease_expires_at = now() + make_interval(secs => $2),
+                    bytes_received = u.received, bytes_sent = u.sent,
+                    bytes_expected_to_receive = u.expected_receive, bytes_expected_to_send = u.expected_send,
+                    checkpoint = coalesce(u.checkpoint::jsonb, t.checkpoint),
+                    response = coalesce(u.response::jsonb, t.response),
+                    current_request = coalesce(u.request::jsonb, t.current_request),
+                    updated_at = now()
+                FROM unnest($3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int8[], $8::int8[], $9::text[], $10::text[], $11::text[])
+                     AS u(id, epoch, received, sent, expected_receive, expected_send, checkpoint, response, request)
+                WHERE t.id = u.id AND t.lease_epoch = u.epoch AND t.lease_owner = $1
+                RETURNING t.id, t.lease_epoch, t.stop_reason
+                """,
+                [instanceID, leaseSeconds, ids, epochs, received, sent, expectedReceive, expectedSend, checkpoints, responses, requests]
+            )
+            if !withEvents.isEmpty {
+                try connection.execute(
+                    """
+                    WITH wanted AS (
+                        SELECT * FROM unnest($2::text[], $3::int8[], $4::text[], $5::text[]) AS u(id, epoch, type, data)
+                    ), bumped AS (
+                        UPDATE tasks t SET next_event_sequence = t.next_event_sequence + 1
+                        FROM wanted w
+                        WHERE t.id = w.id AND t.lease_epoch = w.epoch AND t.lease_owner = $1
+                        RETURNING t.id, t.tenant_id, t.session_id, t.next_event_sequence - 1 AS sequence
+                    )
+                    INSERT INTO events (id, tenant_id, session_id, task_id, sequence, type, data)
+                    SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), b.tenant_id, b.session_id, b.id, b.sequence, w.type,
+                           w.data::jsonb || jsonb_build_object('sessionId', b.session_id, 'taskId', b.id, 'sequence', b.sequence)
+                    FROM bumped b JOIN wanted w ON w.id = b.id
+                    """,
+                    [instanceID, eventIDs, eventEpochs, eventTypes, eventData]
+                )
+                try connection.execute("SELECT pg_notify($1, '')", [NotificationChannel.events])
+            }
+            var result = HeartbeatResult()
+            var held: Set<LeaseToken> = []
+            for row in renewed {
+                let lease = LeaseToken(taskID: try row.decode("id"), epoch: try row.decode("lease_epoch"))
+                held.insert(lease)
+                if let reason = try row.decode("stop_reason", as: String?.self).flatMap(TaskLifecycle.StopReason.init) {
+                    result.stopRequests[lease] = reason
+                }
+            }
+            result.lost = Set(transfers.map(\.lease)).subtracting(held)
+            return result
+        }
+    }
+}

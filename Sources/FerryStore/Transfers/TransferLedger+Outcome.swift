@@ -1,0 +1,95 @@
+import FerryCore
+import Foundation
+import Postgres
+
+/// How an owner hands a task back.
+public enum TransferOutcome: Sendable {
+    /// The task is done (successfully or not).
+    case completed(TaskCompletion)
+    /// The task goes back to waiting: suspended by the tenant, released at shutdown, or
+    /// retried after `notBefore` (background sessions). The checkpoint is where it continues.
+    case released(checkpoint: TransferCheckpoint?, notBefore: Date?, bytesReceived: Int64, bytesSent: Int64)
+}
+
+/// An event an owner records while its transfer runs (didReceiveResponse, didResumeAtOffset, …).
+public struct OwnerEvent: Sendable {
+    public var lease: LeaseToken
+    public var type: EventType
+    public var data: [String: JSONValue]
+
+    public init(lease: LeaseToken, type: EventType, data: [String: JSONValue]) {
+        self.lease = lease
+        self.type = type
+        self.data = data
+    }
+}
+
+extension TransferLedger {
+    /// Records outcomes, each fenced by its lease; several in one transaction so that many small
+    /// transfers finishing together cost one commit. Returns the leases that were no longer held
+    /// (their outcome was dropped: the task belongs to someone else now).
+    @discardableResult
+    public func finish(_ outcomes: [(lease: LeaseToken, outcome: TransferOutcome)]) async throws -> Set<LeaseToken> {
+        guard !outcomes.isEmpty else { return [] }
+        let instanceID = self.instanceID
+        return try await pool.withTransaction { connection in
+            var lost: Set<LeaseToken> = []
+            for (lease, outcome) in outcomes {
+                guard let row = try Self.lockOwned(lease, instanceID: instanceID, on: connection) else {
+                    lost.insert(lease)
+                    continue
+                }
+                let ref = EventWriter.TaskRef(
+                    tenantID: try row.decode("tenant_id"), sessionID: try row.decode("session_id"), taskID: lease.taskID
+                )
+                switch outcome {
+                case .completed(let completion):
+                    try completion.write(ref, kind: TaskKind(rawValue: try row.decode("kind")) ?? .data, on: connection)
+                case .released(let checkpoint, let notBefore, let bytesReceived, let bytesSent):
+                    try connection.execute(
+                        """
+                        UPDATE tasks SET lease_owner = NULL, lease_expires_at = NULL, stop_reason = NULL,
+                            checkpoint = $2, not_before = $3, bytes_received = $4, bytes_sent = $5, updated_at = now()
+                        WHERE id = $1
+                        """,
+                        [lease.taskID, try JSONColumn.encodeOptional(checkpoint), notBefore, bytesReceived, bytesSent]
+                    )
+                    try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.work, lease.taskID])
+                }
+            }
+            return lost
+        }
+    }
+
+    /// Appends events of owned transfers in one transaction, each fenced like every owner write
+    /// (the events of a task whose lease is lost are dropped).
+    public func record(_ events: [OwnerEvent]) async throws {
+        guard !events.isEmpty else { return }
+        let instanceID = self.instanceID
+        try await pool.withTransaction { connection in
+            var refs: [LeaseToken: EventWriter.TaskRef?] = [:]
+            for event in events {
+                if refs[event.lease] == nil {
+                    refs[event.lease] = try Self.lockOwned(event.lease, instanceID: instanceID, on: connection).map { row in
+                        EventWriter.TaskRef(
+                            tenantID: try row.decode("tenant_id"), sessionID: try row.decode("session_id"), taskID: event.lease.taskID
+                        )
+                    }
+                }
+                guard let ref = refs[event.lease] ?? nil else { continue }
+                try EventWriter.append(event.type, for: ref, data: event.data, on: connection)
+            }
+        }
+    }
+
+    static func lockOwned(_ lease: LeaseToken, instanceID: String, on connection: PostgresConnection) throws -> PostgresRow? {
+        try connection.query(
+            """
+            SELECT tenant_id, session_id, kind FROM tasks
+            WHERE id = $1 AND lease_epoch = $2 AND lease_owner = $3
+            FOR UPDATE
+            """,
+            [lease.taskID, lease.epoch, instanceID]
+        ).first
+    }
+}

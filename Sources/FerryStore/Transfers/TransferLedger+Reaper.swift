@@ -1,0 +1,64 @@
+import FerryCore
+import Foundation
+import Postgres
+
+extension TransferLedger {
+    /// What became of tasks whose owner stopped renewing its lease (it crashed, hung, or lost
+    /// its database connection):
+    /// - background sessions: the task is released and another instance continues it from
+    ///   its checkpoint, as a background URLSession survives the app;
+    /// - default and ephemeral sessions: the task completes with -1005 (network connection
+    ///   lost), carrying resume data when its download can be resumed;
+    /// - a task being cancelled completes with -999; a suspended one just loses its owner.
+    /// Returns the number of leases taken over.
+    @discardableResult
+    public func reapExpiredLeases(resumeData: ResumeDataIssuer, limit: Int = 100) async throws -> Int {
+        try await pool.withTransaction { connection in
+            let rows = try connection.query(
+                """
+                SELECT t.id, t.tenant_id, t.session_id, t.kind, t.state, t.original_request, t.current_request,
+                       t.checkpoint, s.kind AS session_kind
+                FROM tasks t JOIN sessions s ON s.id = t.session_id
+                WHERE t.lease_owner IS NOT NULL AND t.lease_expires_at < now()
+                ORDER BY t.lease_expires_at
+                LIMIT $1
+                FOR UPDATE OF t SKIP LOCKED
+                """,
+                [limit]
+            )
+            for row in rows {
+                let taskID: String = try row.decode("id")
+                let tenantID: String = try row.decode("tenant_id")
+                let ref = EventWriter.TaskRef(tenantID: tenantID, sessionID: try row.decode("session_id"), taskID: taskID)
+                let state = TaskState(rawValue: try row.decode("state")) ?? .running
+                let sessionKind = SessionKind(rawValue: try row.decode("session_kind")) ?? .default
+                let originalRequest = try row.decodeJSON("original_request", as: TransferRequest.self)
+                let failingURL = try row.decodeJSONIfPresent("current_request", as: TransferRequest.self)?.url ?? originalRequest.url
+                let checkpoint = try row.decodeJSONIfPresent("checkpoint", as: TransferCheckpoint.self)
+                let kind = TaskKind(rawValue: try row.decode("kind")) ?? .data
+
+                switch (state, sessionKind) {
+                case (.canceling, _):
+                    try TaskCompletion(error: TransferError(code: .cancelled, failingURL: failingURL))
+                        .write(ref, kind: kind, on: connection)
+                case (.running, .default), (.running, .ephemeral):
+                    let token = resumeData.token(tenantID: tenantID, taskID: taskID, originalRequest: originalRequest, checkpoint: checkpoint)
+                    try TaskCompletion(
+                        error: TransferError(
+                            code: .networkConnectionLost, failingURL: failingURL,
+                            reason: "the Ferry instance running this transfer stopped", resumeData: token
+                        ),
+                        checkpoint: token == nil ? nil : checkpoint
+                    ).write(ref, kind: kind, on: connection)
+                default:
+                    try connection.execute(
+                        "UPDATE tasks SET lease_owner = NULL, lease_expires_at = NULL, stop_reason = NULL, updated_at = now() WHERE id = $1",
+                        [taskID]
+                    )
+                    try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.work, taskID])
+                }
+            }
+            return rows.count
+        }
+    }
+}

@@ -1,0 +1,72 @@
+/// One-dimensional PostgreSQL array literals: `{a,"b c",NULL,"NULL","say \"hi\""}`.
+///
+/// Sending: every element is double-quoted with `\` and `"` escaped, so no element can be read
+/// as NULL, a delimiter or a nested array. Receiving: the server's output, where elements are
+/// quoted only when needed and an unquoted `NULL` is SQL NULL.
+enum PostgresArrayLiteral {
+    static func format(_ elements: [String?]) -> String {
+        var literal = "{"
+        for (index, element) in elements.enumerated() {
+            if index > 0 { literal.append(",") }
+            guard let element else {
+                literal.append("NULL")
+                continue
+            }
+            literal.append("\"")
+            for character in element.unicodeScalars {
+                if character == "\\" || character == "\"" { literal.unicodeScalars.append("\\") }
+                literal.unicodeScalars.append(character)
+            }
+            literal.append("\"")
+        }
+        literal.append("}")
+        return literal
+    }
+
+    static func parse(_ text: String) throws -> [String?] {
+        let bytes = Array(text.utf8)
+        guard bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}") else {
+            throw PostgresError.decoding("not a one-dimensional array literal (bounds decoration or not an array)")
+        }
+        var elements: [String?] = []
+        var position = 1
+        let end = bytes.count - 1
+        if position == end { return [] }
+        while true {
+            guard position < end else { throw malformed }
+            if bytes[position] == UInt8(ascii: "{") {
+                throw PostgresError.decoding("multidimensional arrays are not supported")
+            }
+            if bytes[position] == UInt8(ascii: "\"") {
+                var element: [UInt8] = []
+                position += 1
+                while true {
+                    guard position < end else { throw malformed }
+                    var byte = bytes[position]
+                    if byte == UInt8(ascii: "\"") { break }
+                    if byte == UInt8(ascii: "\\") {
+                        position += 1
+                        guard position < end else { throw malformed }
+                        byte = bytes[position]
+                    }
+                    element.append(byte)
+                    position += 1
+                }
+                position += 1
+                elements.append(String(decoding: element, as: UTF8.self))
+            } else {
+                let start = position
+                while position < end, bytes[position] != UInt8(ascii: ",") { position += 1 }
+                let element = String(decoding: bytes[start..<position], as: UTF8.self)
+                elements.append(element.uppercased() == "NULL" ? nil : element)
+            }
+            if position == end { return elements }
+            guard bytes[position] == UInt8(ascii: ",") else { throw malformed }
+            position += 1
+        }
+    }
+
+    private static var malformed: PostgresError {
+        .decoding("malformed array literal")
+    }
+}

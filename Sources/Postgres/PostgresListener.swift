@@ -1,0 +1,174 @@
+import CLibPQ
+import Glibc
+import Logging
+import Synchronization
+
+public enum PostgresListenerEvent: Sendable, Hashable {
+    /// LISTEN is in place: after the first connection and after every reconnection. Notifications
+    /// sent while disconnected are lost, so consumers re-check the state they watch.
+    case connected
+    case notification(channel: String, payload: String)
+}
+
+/// LISTEN on some channels, on a connection and a thread ("ferry-pg-listen") of its own, which
+/// waits in `poll()` on the connection's socket and reconnects (with backoff, forever) when the
+/// connection is lost. Notifications arrive through `events`, meant for one consumer.
+///
+/// Send with `SELECT pg_notify($1, $2)` through the pool.
+public final class PostgresListener: Sendable {
+    public let events: AsyncStream<PostgresListenerEvent>
+    private let loop: ListenerLoop
+    private let thread = Mutex<DedicatedThread?>(nil)
+
+    /// `applicationName` labels the session in `pg_stat_activity`.
+    public init(conninfo: String, channels: [String], logger: Logger, applicationName: String? = nil) {
+        let (stream, continuation) = AsyncStream.makeStream(of: PostgresListenerEvent.self, bufferingPolicy: .unbounded)
+        events = stream
+        loop = ListenerLoop(
+            conninfo: conninfo, channels: channels, applicationName: applicationName,
+            logger: logger, continuation: continuation
+        )
+    }
+
+    /// Starts the listening thread; does nothing if it runs already or the listener was stopped.
+    public func start() {
+        thread.withLock { thread in
+            guard thread == nil, !loop.isStopping else { return }
+            do {
+                thread = try DedicatedThread.start(name: "ferry-pg-listen") { [loop] in loop.run() }
+            } catch {
+                loop.logger.error("could not start the LISTEN thread", metadata: ["error": "\(error)"])
+                loop.continuation.finish()
+            }
+        }
+    }
+
+    /// Ends the stream and joins the thread. Blocks for as long as a libpq call in progress takes.
+    public func stop() {
+        loop.requestStop()
+        let running = thread.withLock { thread in
+            defer { thread = nil }
+            return thread
+        }
+        running?.join()
+        loop.continuation.finish()
+    }
+}
+
+/// The listening thread's work, and the wake-up channel `stop()` uses to interrupt its `poll()`.
+final class ListenerLoop: Sendable {
+    let conninfo: String
+    let channels: [String]
+    let applicationName: String?
+    let logger: Logger
+    let continuation: AsyncStream<PostgresListenerEvent>.Continuation
+    /// A pipe, readable once a stop is requested: (read end, write end).
+    private let wakeUp: (Int32, Int32)?
+    private let stopping = Atomic<Bool>(false)
+    /// Without traffic a dead peer can go unnoticed, so the connection is probed this often.
+    private let probeInterval: Duration = .seconds(30)
+
+    init(conninfo: String, channels: [String], applicationName: String?, logger: Logger,
+         continuation: AsyncStream<PostgresListenerEvent>.Continuation) {
+        self.conninfo = conninfo
+        self.channels = channels
+        self.applicationName = applicationName
+        self.logger = logger
+        self.continuation = continuation
+        wakeUp = GlibcExtensions.closeOnExecPipe()
+    }
+
+    deinit {
+        if let (readEnd, writeEnd) = wakeUp {
+            close(readEnd)
+            close(writeEnd)
+        }
+    }
+
+    var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    func requestStop() {
+        stopping.store(true, ordering: .releasing)
+        var byte: UInt8 = 1
+        if let (_, writeEnd) = wakeUp { _ = write(writeEnd, &byte, 1) }
+    }
+
+    func run() {
+        var backoff = ReconnectBackoff()
+        var failures = 0
+        while !isStopping {
+            do {
+                let connection = try PostgresConnection.connect(conninfo, applicationName: applicationName)
+                defer { connection.close() }
+                for channel in channels {
+                    try connection.execute("LISTEN " + quotedIdentifier(channel))
+                }
+                if failures > 0 {
+                    logger.notice("LISTEN connection re-established", metadata: ["failedAttempts": "\(failures)"])
+                }
+                failures = 0
+                backoff = ReconnectBackoff()
+                continuation.yield(.connected)
+                try receive(on: connection)
+            } catch {
+                guard !isStopping else { return }
+                failures += 1
+                if failures == 1 {
+                    logger.warning("LISTEN connection failed; reconnecting", metadata: ["error": "\(error)"])
+                }
+                sleepUnlessStopped(backoff.nextDelay())
+            }
+        }
+    }
+
+    /// Waits for notifications until the connection is lost (throws) or a stop is requested.
+    private func receive(on connection: PostgresConnection) throws {
+        let handle = connection.rawHandle
+        var lastTraffic = ContinuousClock.now
+        while !isStopping {
+            var descriptors = [
+                pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeUp?.0 ?? -1, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&descriptors, 2, 1000)
+            if ready < 0, errno != EINTR {
+                throw PostgresError(kind: .connection, message: "poll() failed: \(String(cString: strerror(errno)))")
+            }
+            if descriptors[0].revents != 0 {
+                guard PQconsumeInput(handle) != 0 else {
+                    throw PostgresError(connection: handle)
+                }
+                lastTraffic = .now
+                while let notification = PQnotifies(handle) {
+                    let channel = String(cString: notification.pointee.relname)
+                    let payload = String(cString: notification.pointee.extra)
+                    PQfreemem(notification)
+                    continuation.yield(.notification(channel: channel, payload: payload))
+                }
+            } else if ContinuousClock.now - lastTraffic > probeInterval {
+                try connection.execute("SELECT 1")
+                lastTraffic = .now
+            }
+            if connection.isBroken {
+                throw PostgresError(connection: handle)
+            }
+        }
+    }
+
+    private func sleepUnlessStopped(_ delay: Duration) {
+        var descriptor = pollfd(fd: wakeUp?.0 ?? -1, events: Int16(POLLIN), revents: 0)
+        let milliseconds = delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
+        _ = poll(&descriptor, 1, Int32(milliseconds))
+    }
+}
+
+/// A channel name as an SQL identifier (LISTEN takes no parameters): double-quoted, inner quotes doubled.
+func quotedIdentifier(_ name: String) -> String {
+    var quoted = "\""
+    for character in name {
+        if character == "\"" { quoted.append("\"") }
+        quoted.append(character)
+    }
+    quoted.append("\"")
+    return quoted
+}

@@ -1,0 +1,113 @@
+import Logging
+
+/// A fixed number of connections, each owned by its own dedicated thread ("ferry-pg-N"), never by
+/// Swift's cooperative pool or Dispatch's global queues, because libpq blocks.
+///
+/// Async callers hand a synchronous closure to a free connection's thread and await the result;
+/// when every connection is busy they queue FIFO. Connections are opened lazily; one found broken
+/// (server restart, terminated backend) is discarded and a new one opened for the next caller,
+/// retrying for up to `connectTimeout` before that caller gets the error.
+///
+/// Cancelling the awaiting task does not abandon the work: once asked for, it runs to completion
+/// (a connection is never left mid-transaction, and a shutdown path can still write its checkpoint).
+public final class PostgresPool: Sendable {
+    let shared: Shared
+
+    public init(configuration: PostgresPoolConfiguration, logger: Logger) {
+        shared = Shared(configuration: configuration, logger: logger)
+    }
+
+    /// Runs `body` with a connection on the connection's own thread and returns its result.
+    @discardableResult
+    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            shared.submit(
+                run: { connection in continuation.resume(with: Result { try body(connection) }) },
+                fail: { error in continuation.resume(throwing: error) }
+            )
+        }
+    }
+
+    /// Runs `body` inside BEGIN … COMMIT; ROLLBACK when it throws. A connection lost mid-transaction
+    /// throws (kind `.connection`) and is never retried here: `body` may not be idempotent.
+    @discardableResult
+    public func withTransaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await withConnection { connection in
+            try connection.withTransaction(body)
+        }
+    }
+
+    /// `withConnection` for callers on a dedicated thread of their own: blocks the calling thread.
+    /// The pool's thread lends its connection and waits until `body` returns, so the connection is
+    /// still used by one thread at a time. Not for use inside another pool call's `body`.
+    @discardableResult
+    public func withConnectionBlocking<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        if shared.isOnWorkerThread {
+            throw PostgresError(kind: .query, message: "withConnectionBlocking was called inside a pool call's body; use the connection already in hand")
+        }
+        let loan = ConnectionLoan()
+        shared.submit(run: { connection in loan.lend(connection) }, fail: { error in loan.refuse(error) })
+        let connection = try loan.waitForConnection()
+        defer { loan.giveBack() }
+        return try body(connection)
+    }
+
+    /// Lets queued and running work finish, closes the connections and joins the threads. Later
+    /// calls throw `.poolClosed`.
+    public func close() async {
+        let threads = shared.close()
+        guard !threads.isEmpty else { return }
+        _ = try? await DedicatedThread.run(name: "ferry-pg-close") {
+            for thread in threads { thread.join() }
+        }
+    }
+}
+
+extension PostgresPool {
+    /// What the pool's threads share with it. The threads hold this, not the pool.
+    final class Shared: Sendable {
+        let configuration: PostgresPoolConfiguration
+        let logger: Logger
+        let queue: ConditionLock<PostgresPoolQueue>
+
+        init(configuration: PostgresPoolConfiguration, logger: Logger) {
+            self.configuration = configuration
+            self.logger = logger
+            queue = ConditionLock(PostgresPoolQueue(size: configuration.size))
+        }
+
+        func submit(run: @escaping @Sendable (PostgresConnection) -> Void, fail: @escaping @Sendable (PostgresError) -> Void) {
+            let job = PostgresPoolJob(deadline: .now + configuration.connectTimeout, run: run, fail: fail)
+            var orphans: [PostgresPoolJob] = []
+            let admission = queue.withLockSignalling { queue -> PostgresPoolQueue.Admission in
+                let admission = queue.submit(job)
+                if case .startWorker(let number) = admission {
+                    // Started under the lock so that close() sees every thread it has to join.
+                    do {
+                        queue.threads.append(try DedicatedThread.start(name: "ferry-pg-\(number)") { [self] in
+                            runWorker()
+                        })
+                    } catch {
+                        logger.error("could not start a PostgreSQL pool thread", metadata: ["error": "\(error)"])
+                        orphans = queue.workerFailedToStart()
+                    }
+                }
+                return admission
+            }
+            if admission == .rejected {
+                job.fail(.poolClosed)
+            }
+            for orphan in orphans {
+                orphan.fail(PostgresError(kind: .connection, message: "no PostgreSQL pool thread could be started"))
+            }
+        }
+
+        var isOnWorkerThread: Bool {
+            queue.withLock { queue in queue.threads.contains { $0.isCurrent } }
+        }
+
+        func close() -> [DedicatedThread] {
+            queue.withLockBroadcasting { queue in queue.close() }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import ArgumentParser
+import FerryAPI
+import FerryCore
+import FerryEngine
+import FerryStore
+import Foundation
+import Hummingbird
+import Logging
+import Postgres
+import ServiceLifecycle
+
+/// `ferry serve`: the API, the transfer engine and the notification listener, as services of
+/// one group that SIGTERM and SIGINT shut down gracefully.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Run Ferry.")
+
+    @OptionGroup var options: FerrySettingsOptions
+
+    func run() async throws {
+        let settings = try options.resolve()
+        LogSetup.bootstrap(json: settings.logsAsJSON)
+        var logger = Logger(label: "ferry")
+        logger[metadataKey: "instance"] = .string(settings.instanceID)
+
+        let opened = try await DatabaseLauncher(settings: settings, role: .server, logger: logger)
+            .open(poolSize: 16, applicationName: "ferry \(settings.instanceID)")
+        do {
+            try await serve(settings: settings, opened: opened, logger: logger)
+        } catch {
+            await opened.close()
+            throw error
+        }
+        await opened.close()
+    }
+
+    private func serve(settings: FerrySettings, opened: DatabaseLauncher.Opened, logger: Logger) async throws {
+        let database = opened.database
+        if let generated = try await database.settings.ensureAdminToken(configured: settings.adminToken) {
+            // Shown once, on the first start; only its hash is stored.
+            // Written straight to the descriptor: stdout may be a buffered file, and this must not be lost.
+            FileHandle.standardOutput.write(Data("""
+
+                Ferry generated the operator token (shown once; set FERRY_ADMIN_TOKEN to choose your own):
+
+                    \(generated)
+
+
+                """.utf8))
+        }
+        let resumeData = ResumeDataIssuer(signingKey: try await database.settings.resumeDataSigningKey())
+        let hub = NotificationHub(conninfo: opened.conninfo, logger: logger)
+        let engine = TransferEngine(
+            configuration: EngineConfiguration(
+                instanceID: settings.instanceID,
+                workerCount: settings.workers,
+                dataDirectory: settings.dataDirectory,
+                addressPolicy: AddressPolicy(allowedNetworks: settings.allowedNetworks),
+                maximumDataBytes: settings.maximumDataTaskBytes,
+                version: FerryVersion.current
+            ),
+            database: database, hub: hub, resumeData: resumeData, logger: logger
+        )
+        let services = APIServices(
+            database: database, resumeData: resumeData, hub: hub,
+            files: TenantFiles(dataDirectory: settings.dataDirectory),
+            readiness: { await Self.readiness(database: database, engine: engine) }
+        )
+        let application = Application(
+            router: makeRouter(services: services),
+            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "Ferry"),
+            onServerRunning: { channel in
+                logger.info("Ferry is listening", metadata: ["address": "\(channel.localAddress?.description ?? "?")"])
+            },
+            logger: logger
+        )
+        // Shut down in reverse: stop taking requests, then hand back transfers, then stop listening.
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: NotificationHubService(hub: hub)), .init(service: engine), .init(service: application)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await group.run()
+    }
+
+    static func readiness(database: FerryDatabase, engine: TransferEngine) async -> Readiness {
+        let version = try? await Migrator.appliedVersion(database.pool)
+        let latest = (try? Migrator(logger: Logger(label: "ferry")))?.latestVersion
+        return Readiness(
+            databaseReachable: version != nil,
+            migrationsApplied: version != nil && version == latest,
+            workersRunning: engine.isRunning
+        )
+    }
+}
+
+/// The notification listener as a service of the group.
+struct NotificationHubService: Service {
+    let hub: NotificationHub
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await hub.run()
+        }
+    }
+}

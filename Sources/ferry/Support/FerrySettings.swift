@@ -1,0 +1,81 @@
+import ArgumentParser
+import FerryCore
+import Foundation
+
+/// The settings of DESIGN §7: environment variables, overridden by flags of the same meaning.
+struct FerrySettingsOptions: ParsableArguments {
+    @Option(help: "Where the API listens (FERRY_HOST, default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "The API port (FERRY_PORT, default 8080).")
+    var port: Int?
+
+    @Option(help: "Downloads, blobs, partial files and the embedded PostgreSQL (FERRY_DATA_DIR, default ./.ferry).")
+    var dataDir: String?
+
+    @Option(help: "An external PostgreSQL as a libpq URI (DATABASE_URL); without it Ferry runs its own.")
+    var databaseURL: String?
+
+    @Option(help: "Transfer worker threads (FERRY_WORKERS, default: the number of cores).")
+    var workers: Int?
+
+    @Option(help: "CIDRs exempt from the address policy, comma-separated (FERRY_ALLOW_NETWORKS).")
+    var allowNetworks: String?
+
+    @Option(help: "This instance's name in leases and logs (FERRY_INSTANCE_ID, default host-pid).")
+    var instanceID: String?
+
+    @Option(help: "Log format: text or json (FERRY_LOG_FORMAT, default text).")
+    var logFormat: String?
+
+    func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> FerrySettings {
+        func value(_ flag: String?, _ name: String) -> String? {
+            if let flag { return flag }
+            guard let text = environment[name], !text.isEmpty else { return nil }
+            return text
+        }
+        let portText = port.map(String.init) ?? value(nil, "FERRY_PORT") ?? "8080"
+        guard let port = Int(portText), (0...65535).contains(port) else {
+            throw ValidationError("FERRY_PORT must be a port number, not \(portText).")
+        }
+        let workersText = workers.map(String.init) ?? value(nil, "FERRY_WORKERS")
+        let workers = try workersText.map { text in
+            guard let count = Int(text), (1...256).contains(count) else { throw ValidationError("FERRY_WORKERS must be 1 to 256, not \(text).") }
+            return count
+        } ?? ProcessInfo.processInfo.activeProcessorCount
+        let allowList: [CIDRBlock]
+        do {
+            allowList = try AddressPolicy.parseAllowList(value(allowNetworks, "FERRY_ALLOW_NETWORKS") ?? "")
+        } catch {
+            throw ValidationError("FERRY_ALLOW_NETWORKS: \(error)")
+        }
+        let format = value(logFormat, "FERRY_LOG_FORMAT") ?? "text"
+        guard format == "text" || format == "json" else { throw ValidationError("FERRY_LOG_FORMAT must be text or json, not \(format).") }
+        let dataDirectory = URL(fileURLWithPath: value(dataDir, "FERRY_DATA_DIR") ?? ".ferry").standardizedFileURL.path
+        return FerrySettings(
+            host: value(host, "FERRY_HOST") ?? "127.0.0.1",
+            port: port,
+            dataDirectory: dataDirectory,
+            databaseURL: value(databaseURL, "DATABASE_URL"),
+            adminToken: environment["FERRY_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
+            workers: workers,
+            allowedNetworks: allowList,
+            instanceID: value(instanceID, "FERRY_INSTANCE_ID") ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())",
+            logsAsJSON: format == "json",
+            maximumDataTaskBytes: Int(environment["FERRY_MAX_DATA_TASK_BYTES"] ?? "") ?? 16 * 1024 * 1024
+        )
+    }
+}
+
+struct FerrySettings: Sendable {
+    var host: String
+    var port: Int
+    var dataDirectory: String
+    var databaseURL: String?
+    var adminToken: String?
+    var workers: Int
+    var allowedNetworks: [CIDRBlock]
+    var instanceID: String
+    var logsAsJSON: Bool
+    var maximumDataTaskBytes: Int
+}

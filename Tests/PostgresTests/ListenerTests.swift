@@ -1,0 +1,45 @@
+import FerryTestSupport
+import Postgres
+import Testing
+
+@Suite struct ListenerTests {
+    @Test func deliversNotificationsAndReconnectsAfterItsBackendIsTerminated() async throws {
+        try await withTestPool { pool, conninfo in
+            let listener = PostgresListener(conninfo: conninfo, channels: ["task events", "other"], logger: testLogger, applicationName: "test-listener")
+            let recorder = EventRecorder(listener.events)
+            listener.start()
+            defer { listener.stop() }
+
+            try await recorder.wait(for: "the first .connected") { $0.contains(.connected) }
+            try await pool.withConnection { try $0.execute("SELECT pg_notify($1, $2)", ["task events", "tsk_1 ünï"]) }
+            try await recorder.wait(for: "the first notification") {
+                $0.contains(.notification(channel: "task events", payload: "tsk_1 ünï"))
+            }
+
+            let listenerPID = try await pool.withConnection { connection in
+                try connection.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'test-listener' AND datname = current_database()")
+                    .onlyRow().decode("pid", as: Int32.self)
+            }
+            try await terminate(backend: listenerPID, conninfo: conninfo)
+            try await recorder.wait(for: ".connected after the reconnection") { events in
+                events.filter { $0 == .connected }.count == 2
+            }
+
+            try await pool.withConnection { try $0.execute("SELECT pg_notify($1, $2)", ["other", "after"]) }
+            try await recorder.wait(for: "a notification after reconnecting") {
+                $0.contains(.notification(channel: "other", payload: "after"))
+            }
+            #expect(recorder.recorded.count == 4)
+        }
+    }
+
+    @Test func stopEndsTheStream() async throws {
+        let conninfo = try await TestPostgres.makeDatabase()
+        let listener = PostgresListener(conninfo: conninfo, channels: ["c"], logger: testLogger)
+        listener.start()
+        var iterator = listener.events.makeAsyncIterator()
+        #expect(await iterator.next() == .connected)
+        listener.stop()
+        #expect(await iterator.next() == nil)
+    }
+}

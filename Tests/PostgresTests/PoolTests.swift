@@ -1,0 +1,145 @@
+import FerryTestSupport
+import Foundation
+import Glibc
+import Postgres
+import Testing
+
+@Suite struct PoolTests {
+    struct Visit: Sendable {
+        var threadName: String
+        var isMainThread: Bool
+        var backendPID: Int32
+    }
+
+    @Test func servesMoreCallersThanConnectionsOnItsOwnThreads() async throws {
+        try await withTestPool(size: 3) { pool, _ in
+            let visits = try await withThrowingTaskGroup(of: Visit.self) { group in
+                for _ in 0..<24 {
+                    group.addTask {
+                        try await pool.withConnection { connection in
+                            try connection.execute("SELECT pg_sleep(0.02)")
+                            return Visit(threadName: currentThreadName(), isMainThread: Thread.isMainThread, backendPID: connection.backendPID)
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(visits.count == 24)
+            #expect(visits.allSatisfy { !$0.isMainThread })
+            let names = Set(visits.map(\.threadName))
+            #expect(names.isSubset(of: ["ferry-pg-1", "ferry-pg-2", "ferry-pg-3"]), "threads: \(names)")
+            #expect(Set(visits.map(\.backendPID)).count <= 3)
+            // Busy connections made the others queue: more than one thread took part.
+            #expect(names.count > 1)
+        }
+    }
+
+    @Test func opensConnectionsLazily() async throws {
+        try await withTestPool(size: 4) { pool, _ in
+            let sessions = try await pool.withConnection { connection in
+                try connection.query("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'postgres-tests' AND datname = current_database()")
+                    .onlyRow().decode("n", as: Int.self)
+            }
+            #expect(sessions == 1)
+        }
+    }
+
+    @Test func replacesAConnectionTheServerTerminated() async throws {
+        try await withTestPool(size: 1) { pool, conninfo in
+            let firstPID = try await pool.withConnection { $0.backendPID }
+            // Terminated from another session while the pool's connection sits idle.
+            try await terminate(backend: firstPID, conninfo: conninfo)
+
+            let (secondPID, answer) = try await pool.withConnection { connection in
+                (connection.backendPID, try connection.query("SELECT 41 + 1 AS n").onlyRow().decode("n", as: Int.self))
+            }
+            #expect(answer == 42)
+            #expect(secondPID != firstPID)
+        }
+    }
+
+    @Test func aQueryThatLosesItsConnectionFailsAndTheNextCallSucceeds() async throws {
+        try await withTestPool(size: 1) { pool, conninfo in
+            let error = try await #require(throws: PostgresError.self) {
+                try await pool.withConnection { connection in
+                    // The backend is terminated while this statement runs.
+                    let killer = try PostgresConnection.connect(conninfo)
+                    defer { killer.close() }
+                    let pid = Int(connection.backendPID)
+                    try killer.execute("SELECT pg_terminate_backend($1::int)", [pid])
+                    try waitUntilGone(pid, killer)
+                    try connection.execute("SELECT 1")
+                }
+            }
+            #expect(error.isConnectionLoss)
+            let answer = try await pool.withConnection { try $0.query("SELECT 1 AS n").onlyRow().decode("n", as: Int.self) }
+            #expect(answer == 1)
+        }
+    }
+
+    @Test func blockingCallersBorrowAConnection() async throws {
+        try await withTestPool(size: 1) { pool, _ in
+            let outcome = try await onOwnThread {
+                let caller = currentThreadName()
+                return try pool.withConnectionBlocking { connection in
+                    (caller, currentThreadName(), try connection.query("SELECT 'lent' AS v").onlyRow().decode("v", as: String.self))
+                }
+            }
+            // The body runs on the caller's own thread, with the connection lent by a pool thread.
+            #expect(outcome.0 == outcome.1)
+            #expect(!outcome.1.hasPrefix("ferry-pg"))
+            #expect(outcome.2 == "lent")
+            // Nesting a blocking call inside a pool body would deadlock a full pool: refused.
+            let nested = try await #require(throws: PostgresError.self) {
+                try await pool.withConnection { _ in try pool.withConnectionBlocking { _ in 1 } }
+            }
+            #expect(nested.kind == .query)
+        }
+    }
+
+    @Test func closedPoolRefusesWork() async throws {
+        let conninfo = try await TestPostgres.makeDatabase()
+        let pool = PostgresPool(configuration: PostgresPoolConfiguration(conninfo: conninfo, size: 2), logger: testLogger)
+        #expect(try await pool.withConnection { try $0.query("SELECT 1 AS n").onlyRow().decode("n", as: Int.self) } == 1)
+        await pool.close()
+        let error = try await #require(throws: PostgresError.self) {
+            try await pool.withConnection { _ in 1 }
+        }
+        #expect(error.kind == .poolClosed)
+    }
+
+    @Test func unreachableServerGivesAnErrorInsteadOfHanging() async throws {
+        let pool = PostgresPool(
+            configuration: PostgresPoolConfiguration(
+                conninfo: "host=/tmp/ferry-no-such-socket-dir port=1 dbname=x user=x", size: 1, connectTimeout: .milliseconds(600)
+            ),
+            logger: testLogger
+        )
+        let started = ContinuousClock.now
+        let error = try await #require(throws: PostgresError.self) {
+            try await pool.withConnection { _ in 1 }
+        }
+        #expect(error.kind == .connection)
+        #expect(ContinuousClock.now - started < .seconds(5))
+        await pool.close()
+    }
+}
+
+/// Terminates a backend from a separate session and waits until it is gone.
+func terminate(backend pid: Int32, conninfo: String) async throws {
+    try await onOwnThread {
+        let killer = try PostgresConnection.connect(conninfo)
+        defer { killer.close() }
+        try killer.execute("SELECT pg_terminate_backend($1::int)", [Int(pid)])
+        try waitUntilGone(Int(pid), killer)
+    }
+}
+
+/// Runs blocking test work on a thread of its own, as a caller with its own thread would.
+func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            continuation.resume(with: Result { try work() })
+        }.start()
+    }
+}

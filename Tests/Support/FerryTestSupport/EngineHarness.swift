@@ -1,0 +1,147 @@
+import FerryCore
+import FerryEngine
+import FerryStore
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// A running Ferry instance without its HTTP API, for tests: a migrated database, the
+/// notification hub and a transfer engine in a service group, a data folder, and a tenant and
+/// session to create tasks in.
+public final class EngineHarness: Sendable {
+    public let database: TestDatabase
+    public let dataDirectory: String
+    public let tenant: TenantRecord
+    public let resumeData: ResumeDataIssuer
+    public let hub: NotificationHub
+    let group: ServiceGroup
+    let running: Task<Void, any Error>
+
+    /// Starts an engine; `configure` adjusts the test defaults (short heartbeats and leases,
+    /// loopback allowed).
+    public init(
+        database: TestDatabase? = nil,
+        instanceID: String = "test-instance",
+        dataDirectory: String? = nil,
+        configure: (inout EngineConfiguration) -> Void = { _ in }
+    ) async throws {
+        let database = if let database { database } else { try await TestDatabase.make(poolSize: 6) }
+        self.database = database
+        self.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("ferry-test-data-\(UInt64.random(in: 0...UInt64.max))").path
+        var configuration = EngineConfiguration(
+            instanceID: instanceID,
+            workerCount: 2,
+            dataDirectory: self.dataDirectory,
+            addressPolicy: AddressPolicy(allowedNetworks: [try CIDRBlock("127.0.0.0/8"), try CIDRBlock("::1/128")]),
+            heartbeatInterval: .milliseconds(200),
+            leaseDuration: .seconds(3),
+            reaperInterval: .milliseconds(500),
+            shutdownGracePeriod: .seconds(5)
+        )
+        configure(&configuration)
+        resumeData = ResumeDataIssuer(signingKey: try await database.database.settings.resumeDataSigningKey())
+        hub = NotificationHub(conninfo: database.conninfo, logger: quietLogger)
+        let engine = TransferEngine(configuration: configuration, database: database.database, hub: hub, resumeData: resumeData, logger: quietLogger)
+        group = ServiceGroup(services: [HubService(hub: hub), engine], logger: quietLogger)
+        running = Task { [group] in try await group.run() }
+        tenant = try await database.database.tenants.create(name: "test tenant", quotas: TenantQuotas()).tenant
+    }
+
+    /// Hands back every transfer and stops, as SIGTERM does.
+    public func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = try? await running.value
+    }
+
+    /// Runs `body` with a fresh instance, stopping it afterwards whatever happens.
+    public static func run<T: Sendable>(
+        instanceID: String = "test-instance",
+        configure: (inout EngineConfiguration) -> Void = { _ in },
+        _ body: (EngineHarness) async throws -> T
+    ) async throws -> T {
+        let ferry = try await EngineHarness(instanceID: instanceID, configure: configure)
+        do {
+            let result = try await body(ferry)
+            await ferry.stop()
+            await ferry.database.close()
+            return result
+        } catch {
+            await ferry.stop()
+            await ferry.database.close()
+            throw error
+        }
+    }
+
+    public var tasks: TaskStore { database.database.tasks }
+
+    public func makeSession(_ configuration: SessionConfiguration = SessionConfiguration(kind: .default)) async throws -> SessionRecord {
+        try await database.database.sessions.create(tenantID: tenant.id, SessionCreation(configuration: configuration)).session
+    }
+
+    /// Creates a task that starts at once.
+    public func startTask(
+        in session: SessionRecord, kind: TaskKind, url: String, method: String = "GET",
+        headers: [String: String] = [:], uploadBody: [UInt8]? = nil, checkpoint: TransferCheckpoint? = nil,
+        adoptsPartialFileOf: String? = nil
+    ) async throws -> TaskRecord {
+        var request = TransferRequest(url: url, httpMethod: method, allHTTPHeaderFields: headers)
+        var creation = TaskCreation(kind: kind, request: request)
+        if let uploadBody {
+            creation.uploadBody = .inline(uploadBody)
+            request.httpBodyLength = Int64(uploadBody.count)
+            creation.request = request
+        }
+        creation.startsImmediately = true
+        return try await tasks.create(
+            tenantID: tenant.id, sessionID: session.id, creation, request: request,
+            origin: TaskStore.Origin(checkpoint: checkpoint, adoptsPartialFileOf: adoptsPartialFileOf)
+        ).task
+    }
+
+    /// Waits until the task completes (or `timeout` passes) and returns it.
+    public func completion(of taskID: String, timeout: Duration = .seconds(20)) async throws -> TaskRecord {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let task = try await tasks.find(tenantID: tenant.id, id: taskID)
+            if task.state == .completed || ContinuousClock.now >= deadline { return task }
+            await hub.waitForCompletion(of: taskID, timeout: .milliseconds(250))
+        }
+    }
+
+    /// Waits until `condition` holds for the task (polling), or `timeout` passes.
+    public func task(_ taskID: String, timeout: Duration = .seconds(10), until condition: (TaskRecord) -> Bool) async throws -> TaskRecord {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let task = try await tasks.find(tenantID: tenant.id, id: taskID)
+            if condition(task) || ContinuousClock.now >= deadline { return task }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// The finished download's bytes.
+    public func downloadedFile(of taskID: String) throws -> [UInt8] {
+        let path = try TenantFiles(dataDirectory: dataDirectory).path(.downloads, tenantID: tenant.id, name: TenantFiles.downloadName(taskID: taskID))
+        return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    public func responseBody(of taskID: String) async throws -> [UInt8]? {
+        try await tasks.responseBody(tenantID: tenant.id, taskID: taskID).body
+    }
+
+    /// The task's event types in sequence order.
+    public func eventTypes(of taskID: String) async throws -> [String] {
+        try await database.database.pool.withConnection { connection in
+            try connection.query("SELECT type FROM events WHERE task_id = $1 ORDER BY sequence", [taskID]).map { try $0.decode(0, as: String.self) }
+        }
+    }
+}
+
+/// The hub as a service of the test group.
+struct HubService: Service {
+    let hub: NotificationHub
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await hub.run() }
+    }
+}
