@@ -83,7 +83,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-            ]
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.copy("OpenAPI/openapi.json")]
         ),
         .executableTarget(
             name: "ferry",
@@ -103,7 +105,7 @@ let package = Package(
         .target(
             name: "FerryTestSupport",
             dependencies: [
-                "Postgres", "FerryStore", "FerryCore", "FerryEngine", "TestOrigin",
+                "Postgres", "FerryStore", "FerryCore", "FerryEngine", "FerryWebhooks", "TestOrigin",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -113,9 +115,15 @@ let package = Package(
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl", "TestOrigin"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "FerryTestSupport"]),
-        .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", "FerryCore", "FerryTestSupport"]),
+        .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),
         .testTarget(name: "FerryEngineTests", dependencies: ["FerryEngine", "FerryStore", "FerryCore", "FerryTestSupport", "TestOrigin"]),
-        .testTarget(name: "FerryWebhooksTests", dependencies: ["FerryWebhooks", "FerryStore", "FerryCore", "FerryTestSupport", "TestOrigin"]),
+        .testTarget(
+            name: "FerryWebhooksTests",
+            dependencies: [
+                "FerryWebhooks", "FerryAPI", "FerryStore", "FerryCore", "FerryTestSupport", "TestOrigin",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
         .testTarget(
             name: "FerryAPITests",
             dependencies: [

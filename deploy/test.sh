@@ -4,5 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 deploy/install-dependencies.sh
+# The webhook tests check deliveries with the Standard Webhooks project's reference verifier.
+python3 -m pip install --quiet --disable-pip-version-check standardwebhooks
 swift build --build-tests
+# Swift Testing runs every test at once by default. Many of these tests start real transfers
+# and webhook deliveries with latency bounds; on a 2-core machine hundreds of them in flight
+# starve each other, so the width is bounded (override by exporting the variable).
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-4}"
 swift test --skip-build "$@"

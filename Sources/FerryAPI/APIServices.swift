@@ -12,11 +12,15 @@ public struct APIServices: Sendable {
     /// Whether this instance can serve: database reachable, schema current, workers running.
     public var readiness: @Sendable () async -> Readiness
     public var urlChecker: CurlURLChecker
+    /// The Prometheus text of `/metrics`, when the process collects metrics.
+    public var metricsExposition: (@Sendable () -> [UInt8])?
 
     public init(
         database: FerryDatabase, resumeData: ResumeDataIssuer, hub: NotificationHub, files: TenantFiles,
-        readiness: @escaping @Sendable () async -> Readiness
+        readiness: @escaping @Sendable () async -> Readiness,
+        metricsExposition: (@Sendable () -> [UInt8])? = nil
     ) {
+        self.metricsExposition = metricsExposition
         self.database = database
         self.resumeData = resumeData
         self.hub = hub
@@ -45,24 +49,25 @@ public struct CurlURLChecker: URLSyntaxChecker {
     public init() {}
 
     public func check(_ text: String, field: String) throws -> CheckedURL {
-        guard text.utf8.count <= Self.maximumURLLength else {
-            throw ValidationError(field: field, message: "must be at most \(Self.maximumURLLength) bytes long.")
-        }
-        guard !text.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
-            throw ValidationError(field: field, message: "must not contain spaces or control characters (percent-encode them).")
-        }
-        let parsed: CurlURL
         do {
-            parsed = try CurlURL(parsing: text)
+            let url = try CurlURL(httpURL: text, maximumLength: Self.maximumURLLength)
+            return CheckedURL(url: url.url, scheme: url.scheme, host: url.host)
         } catch {
-            throw ValidationError(field: field, message: "is not a valid absolute URL.")
+            throw ValidationError(field: field, message: error.message)
         }
-        guard parsed.scheme == "http" || parsed.scheme == "https" else {
-            throw ValidationError(field: field, message: "must be an http or https URL, not \(parsed.scheme.isEmpty ? "a relative URL" : "\"\(parsed.scheme)\"").")
+    }
+}
+
+extension HTTPURLProblem {
+    /// The sentence a tenant reads after the field's name.
+    public var message: String {
+        switch self {
+        case .tooLong(let maximum): "must be at most \(maximum) bytes long."
+        case .spacesOrControlCharacters: "must not contain spaces or control characters (percent-encode them)."
+        case .notAURL: "is not a valid absolute URL."
+        case .scheme(let scheme): "must be an http or https URL, not \(scheme.isEmpty ? "a relative URL" : "\"\(scheme)\"")."
+        case .noHost: "must name a host."
+        case .port: "must have a port from 1 to 65535."
         }
-        guard !parsed.host.isEmpty else {
-            throw ValidationError(field: field, message: "must name a host.")
-        }
-        return CheckedURL(url: parsed.url, scheme: parsed.scheme, host: parsed.host)
     }
 }

@@ -5,8 +5,10 @@ import Hummingbird
 public func makeRouter(services: APIServices) -> Router<FerryRequestContext> {
     let router = Router(context: FerryRequestContext.self)
     router.add(middleware: ProblemMiddleware())
+    router.add(middleware: MetricsMiddleware<FerryRequestContext>())
     router.add(middleware: RequestLimitsMiddleware())
     HealthRoutes(services: services).register(on: router)
+    OpenAPIRoutes().register(on: router)
 
     let admin = router.group("admin/v1")
         .add(middleware: AdminAuthenticationMiddleware(settings: services.database.settings))
@@ -19,5 +21,10 @@ public func makeRouter(services: APIServices) -> Router<FerryRequestContext> {
     SessionRoutes(services: services).register(on: v1)
     TaskRoutes(services: services).register(on: v1)
     TaskContentRoutes(services: services).register(on: v1)
+    WebhookRoutes(services: services).register(on: v1)
+    EventRoutes(services: services).register(on: v1)
+    BlobRoutes(services: services).register(on: v1)
+    CredentialRoutes(services: services).register(on: v1)
+    BodyStreamRoutes(services: services).register(on: v1)
     return router
 }

@@ -13,6 +13,13 @@ public struct FerryDatabase: Sendable {
     public var sessions: SessionStore { SessionStore(pool: pool) }
     public var tasks: TaskStore { TaskStore(pool: pool) }
     public var settings: SettingsStore { SettingsStore(pool: pool) }
+    public var storage: StorageReferences { StorageReferences(pool: pool) }
+    public var blobs: BlobStore { BlobStore(pool: pool) }
+    public var credentials: CredentialStore { CredentialStore(pool: pool) }
+    public var cookies: CookieStore { CookieStore(pool: pool) }
+    public var cache: CacheStore { CacheStore(pool: pool) }
+    public var statistics: TaskStatistics { TaskStatistics(pool: pool) }
+    public var overview: OverviewStore { OverviewStore(pool: pool) }
 
     public func transfers(instanceID: String, leaseDuration: Duration = .seconds(15)) -> TransferLedger {
         TransferLedger(pool: pool, instanceID: instanceID, leaseDuration: leaseDuration)

@@ -34,3 +34,14 @@ struct RedirectPolicyTests {
         #expect(RedirectPolicy.nextRequest(after: head, statusCode: 303, location: "http://a/b", originChanged: false).request.httpMethod == "HEAD")
     }
 }
+
+@Suite("Redirects keep methods other than POST")
+struct RedirectMethodTests {
+    @Test("a 301 or 302 after PUT stays PUT with its body", arguments: [301, 302])
+    func put(status: Int) {
+        let put = TransferRequest(url: "http://a/x", httpMethod: "PUT", httpBodyLength: 3)
+        let next = RedirectPolicy.nextRequest(after: put, statusCode: status, location: "http://a/y", originChanged: false)
+        #expect(next.request.httpMethod == "PUT")
+        #expect(next.keepsBody)
+    }
+}

@@ -83,7 +83,7 @@ extension APIError {
             }
             return problem
         case let error as JSONSyntaxError:
-            return .badRequest(error.description)
+            return .badRequest(error.description, field: error.field)
         case let error as StoreError:
             switch error {
             case .notFound(let resource): return .notFound(resource)

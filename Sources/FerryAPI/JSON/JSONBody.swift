@@ -1,6 +1,7 @@
 import FerryCore
 import Foundation
 import Hummingbird
+import NIOCore
 
 /// Reading JSON request bodies with a bound: too large is 413, not JSON is 400.
 enum JSONBody {
@@ -14,7 +15,7 @@ enum JSONBody {
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: limit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
+        } catch where Self.isTooLarge(error) {
             throw APIError.tooLarge("The body may be at most \(limit) bytes; upload large bodies as blobs.")
         }
         let bytes = Array(buffer.readableBytesView)
@@ -24,16 +25,24 @@ enum JSONBody {
         return (bytes, try JSONValue.parse(bytes))
     }
 
+    /// Collecting more than the limit fails with NIO's error, or Hummingbird's 413.
+    static func isTooLarge(_ error: any Error) -> Bool {
+        error is NIOTooManyBytesError || (error as? HTTPError)?.status == .contentTooLarge
+    }
+
     /// An optional body (command endpoints accept none or `{}`).
     static func readOptional(_ request: Request) async throws -> JSONValue? {
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: smallLimit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
+        } catch where Self.isTooLarge(error) {
             throw APIError.tooLarge("The body may be at most \(smallLimit) bytes.")
         }
         let bytes = Array(buffer.readableBytesView)
-        return bytes.isEmpty ? nil : try JSONValue.parse(bytes)
+        // Not `bytes.isEmpty ? nil : …`: JSONValue is ExpressibleByNilLiteral, so that `nil`
+        // would become JSONValue.null instead of no body.
+        guard !bytes.isEmpty else { return nil }
+        return try JSONValue.parse(bytes)
     }
 }
 

@@ -7,6 +7,7 @@ import Hummingbird
 public struct TenantAuthenticationMiddleware: RouterMiddleware {
     public typealias Context = FerryRequestContext
     let tenants: TenantStore
+    let rateLimiter = RateLimiter()
 
     public init(tenants: TenantStore) {
         self.tenants = tenants
@@ -24,6 +25,15 @@ public struct TenantAuthenticationMiddleware: RouterMiddleware {
         }
         guard tenant.status == .active else {
             throw APIError.forbidden("The tenant is suspended; ask the operator.")
+        }
+        if let rate = tenant.quotas.requestsPerSecond, let wait = rateLimiter.take(tenantID: tenant.id, perSecond: rate) {
+            let seconds = max(1, Int(wait.components.seconds) + (wait.components.attoseconds > 0 ? 1 : 0))
+            var problem = APIError(
+                status: .tooManyRequests, slug: "rate-limited", title: "Too many requests.",
+                detail: "The tenant's quota is \(FieldReader.format(rate)) requests per second; retry after \(seconds) s."
+            )
+            problem.headers[.retryAfter] = String(seconds)
+            throw problem
         }
         var context = context
         context.tenant = tenant

@@ -12,5 +12,12 @@ struct HealthRoutes {
             let readiness = await services.readiness()
             return try JSONResponse.make(readiness, status: readiness.isReady ? .ok : .serviceUnavailable)
         }
+        if let exposition = services.metricsExposition {
+            router.get("metrics") { _, _ in
+                var headers = HTTPFields()
+                headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: exposition())))
+            }
+        }
     }
 }

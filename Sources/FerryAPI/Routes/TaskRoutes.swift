@@ -15,12 +15,11 @@ struct TaskRoutes {
             let sessionID = try context.parameters.require("sessionID")
             let idempotencyKey = try Self.idempotencyKey(of: request)
             let (bytes, body) = try await JSONBody.read(request, limit: JSONBody.taskLimit)
-            let creation = try TaskCreation(validating: body, urlChecker: services.urlChecker)
-            switch creation.uploadBody {
-            case .blob: throw APIError.badRequest("body.blob: uploads from blobs are not available yet; send the body inline.", field: "body.blob")
-            case .stream: throw APIError.badRequest("body.stream: streamed uploads are not available yet; send the body inline.", field: "body.stream")
-            default: break
-            }
+            var creation = try TaskCreation(validating: body, urlChecker: services.urlChecker)
+            let secret = try DelegateSecret.prepare(&creation.delegate)
+            let quotas = QuotaGuard(tenants: services.database.tenants)
+            if creation.kind == .download { try await quotas.checkStorage(for: context.tenant) }
+            if case .inline(let bytes) = creation.uploadBody { try quotas.checkTaskSize(Int64(bytes.count), for: context.tenant, field: "body") }
             var origin = TaskStore.Origin(idempotencyKey: idempotencyKey, fingerprint: idempotencyKey.map { _ in RequestFingerprint.of(bytes) })
             let transferRequest: TransferRequest
             if let token = creation.resumeData {
@@ -39,15 +38,21 @@ struct TaskRoutes {
             } else {
                 throw APIError.badRequest("request: is required.", field: "request")
             }
+            let host = try services.urlChecker.check(origin.checkpoint?.url ?? transferRequest.url, field: "request.url").host
             let (task, created) = try await services.database.tasks.create(
-                tenantID: context.tenantID, sessionID: sessionID, creation, request: transferRequest, origin: origin
+                tenantID: context.tenantID, sessionID: sessionID, creation, request: transferRequest, host: host, origin: origin
             )
-            return try JSONResponse.make(TaskView(task), status: created ? .created : .ok, headers: [.location: "/v1/tasks/\(task.id)"])
+            // The delegate's secret is shown once: not when an Idempotency-Key replays the creation.
+            let delegate = created && secret != nil ? try await services.database.webhooks.delegate(tenantID: context.tenantID, taskID: task.id)?.endpoint : nil
+            let answer = try DelegateSecret.answer(TaskView(task), delegate: delegate, secret: secret)
+            return try JSONResponse.make(answer, status: created ? .created : .ok, headers: [.location: "/v1/tasks/\(task.id)"])
         }
 
         router.get("tasks/:taskID") { request, context in
             let id = try context.parameters.require("taskID")
-            let wait = try QueryParameters(request).number("wait", in: 0...Self.maximumWait)
+            let query = QueryParameters(request)
+            let wait = try query.number("wait", in: 0...Self.maximumWait)
+            try query.finish()
             var task = try await services.database.tasks.find(tenantID: context.tenantID, id: id)
             if let wait {
                 task = try await waitForCompletion(task, seconds: wait, tenantID: context.tenantID)

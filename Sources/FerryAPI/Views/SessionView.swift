@@ -12,7 +12,7 @@ struct SessionView: Encodable, Sendable {
 
     init(_ session: SessionRecord) {
         id = session.id
-        configuration = session.configuration
+        configuration = session.configuration.redactingSecrets
         sessionDescription = session.sessionDescription
         state = session.state.rawValue
         createdAt = session.createdAt

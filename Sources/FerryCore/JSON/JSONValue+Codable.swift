@@ -40,6 +40,13 @@ extension JSONValue: Codable {
 /// Why a request body is not JSON Ferry can read.
 public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
     public let description: String
+    /// The member at fault, when the problem is one member (a name given twice).
+    public var field: String?
+
+    public init(description: String, field: String? = nil) {
+        self.description = description
+        self.field = field
+    }
 }
 
 extension JSONValue {
@@ -47,19 +54,9 @@ extension JSONValue {
     /// the bound keeps a hostile body from exhausting the stack of whoever walks the tree.
     public static let maximumDepth = 32
 
-    /// Parses a request body. Fails with a readable message on malformed or too deeply nested JSON.
+    /// Parses a request body strictly (see `JSONParser`). Fails with a readable message.
     public static func parse(_ bytes: some Collection<UInt8>) throws -> JSONValue {
-        let data = Data(bytes)
-        guard nestingDepth(of: data) <= maximumDepth else {
-            throw JSONSyntaxError(description: "The body nests JSON deeper than \(maximumDepth) levels.")
-        }
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch let error as DecodingError {
-            throw JSONSyntaxError(description: "The body is not valid JSON: \(Self.explain(error))")
-        } catch {
-            throw JSONSyntaxError(description: "The body is not valid JSON.")
-        }
+        try JSONParser.parse(Array(bytes), maximumDepth: maximumDepth)
     }
 
     /// Serialises compactly with sorted keys, so equal values give equal bytes.
@@ -67,38 +64,6 @@ extension JSONValue {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? Array(encoder.encode(self))) ?? Array("null".utf8)
-    }
-
-    private static func nestingDepth(of data: Data) -> Int {
-        var depth = 0
-        var deepest = 0
-        var inString = false
-        var escaped = false
-        for byte in data {
-            if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                depth += 1
-                deepest = max(deepest, depth)
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
-            default: break
-            }
-        }
-        return deepest
-    }
-
-    private static func explain(_ error: DecodingError) -> String {
-        switch error {
-        case .dataCorrupted(let context):
-            let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return underlying ?? context.debugDescription
-        default:
-            return "unexpected structure"
-        }
     }
 }
 

@@ -14,8 +14,9 @@ public enum HTTPHeaderRules {
         guard !name.isEmpty, name.utf8.count <= 256, name.utf8.allSatisfy(isTokenByte) else {
             throw ValidationError(field: field, message: "is not a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~ only).")
         }
-        guard !value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else {
-            throw ValidationError(field: field, message: "must not contain CR, LF or NUL characters.")
+        // RFC 9110 field values: visible characters, spaces and tabs (no CR, LF, NUL or other controls).
+        guard !value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
+            throw ValidationError(field: field, message: "must not contain control characters such as CR, LF or NUL.")
         }
         guard !reserved.contains(name.lowercased()) else {
             throw ValidationError(field: field, message: "is managed by Ferry and cannot be set.")

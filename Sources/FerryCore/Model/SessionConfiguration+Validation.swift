@@ -44,11 +44,41 @@ extension SessionConfiguration {
         if let proxies = try reader.object("connectionProxyDictionary") {
             connectionProxyDictionary = try ProxyConfiguration(validating: proxies)
         }
+        tlsClientCertificatePEM = try Self.pem(reader, "tlsClientCertificatePEM", expecting: "CERTIFICATE")
+        tlsClientPrivateKeyPEM = try Self.pem(reader, "tlsClientPrivateKeyPEM", expecting: "PRIVATE KEY")
+        tlsClientPrivateKeyPassphrase = try reader.string("tlsClientPrivateKeyPassphrase", maxLength: 1024)
+        guard (tlsClientCertificatePEM == nil) == (tlsClientPrivateKeyPEM == nil) else {
+            let missing = tlsClientCertificatePEM == nil ? "tlsClientCertificatePEM" : "tlsClientPrivateKeyPEM"
+            throw reader.error(missing, "is required with the other half of the client certificate.")
+        }
+        tlsTrustedRootCertificatesPEM = try Self.pem(reader, "tlsTrustedRootCertificatesPEM", expecting: "CERTIFICATE")
         if let value = try reader.bool("waitsForConnectivity") { waitsForConnectivity = value }
         if let value = try reader.bool("isDiscretionary") { isDiscretionary = value }
         if let value = try reader.bool("sessionSendsLaunchEvents") { sessionSendsLaunchEvents = value }
         try reader.finish()
     }
+}
+
+extension SessionConfiguration {
+    /// A PEM document whose blocks include `-----BEGIN …<kind>-----` (e.g. "PRIVATE KEY" matches
+    /// "RSA PRIVATE KEY", "EC PRIVATE KEY" and "ENCRYPTED PRIVATE KEY").
+    static func pem(_ reader: FieldReader, _ key: String, expecting kind: String) throws -> String? {
+        guard let text = try reader.string(key, maxLength: 256 * 1024, allowEmpty: false) else { return nil }
+        guard text.contains("-----BEGIN "), text.contains("\(kind)-----") else {
+            throw reader.error(key, "must be PEM text with a -----BEGIN …\(kind)----- block.")
+        }
+        return text
+    }
+
+    /// The configuration as the API shows it: secrets replaced by a marker.
+    public var redactingSecrets: SessionConfiguration {
+        var shown = self
+        if shown.tlsClientPrivateKeyPEM != nil { shown.tlsClientPrivateKeyPEM = Self.redacted }
+        if shown.tlsClientPrivateKeyPassphrase != nil { shown.tlsClientPrivateKeyPassphrase = Self.redacted }
+        return shown
+    }
+
+    public static let redacted = "[redacted]"
 }
 
 extension ProxyConfiguration {

@@ -92,6 +92,14 @@ public struct SessionConfiguration: Codable, Sendable, Equatable {
     public var tlsMinimumSupportedProtocolVersion: TLSProtocolVersion = .TLSv12
     public var tlsMaximumSupportedProtocolVersion: TLSProtocolVersion = .TLSv13
     public var connectionProxyDictionary: ProxyConfiguration?
+    /// A client certificate for servers that ask for one (PEM), with its private key (PEM,
+    /// optionally encrypted with the passphrase). Secrets: never shown by the API.
+    public var tlsClientCertificatePEM: String?
+    public var tlsClientPrivateKeyPEM: String?
+    public var tlsClientPrivateKeyPassphrase: String?
+    /// When set, server certificates must chain to one of these roots (PEM) instead of the
+    /// system's trust store: for private PKIs.
+    public var tlsTrustedRootCertificatesPEM: String?
     public var waitsForConnectivity: Bool = false
     public var isDiscretionary: Bool = false
     public var sessionSendsLaunchEvents: Bool = true

@@ -61,8 +61,10 @@ extension TaskCreation {
         if kind == .upload, requestBody != nil {
             throw ValidationError(field: "request.httpBody", message: "must be absent for an upload task; the body comes from \"body\".")
         }
-        if kind == .upload, case .inline(let bytes) = uploadBody {
-            request?.httpBodyLength = Int64(bytes.count)
+        switch uploadBody {
+        case .inline(let bytes): request?.httpBodyLength = Int64(bytes.count)
+        case .stream: request?.httpBodyLength = transferSizeUnknown
+        case .blob, nil: break  // a blob's length is known once it is looked up
         }
 
         if let value = try reader.number("priority", in: 0...1) { priority = value }

@@ -20,7 +20,7 @@ public enum RedirectPolicy {
         case 303 where method != "HEAD" && method != "GET":
             next.httpMethod = "GET"
             keepsBody = false
-        case 301, 302 where method == "POST":
+        case 301 where method == "POST", 302 where method == "POST":
             next.httpMethod = "GET"
             keepsBody = false
         default:

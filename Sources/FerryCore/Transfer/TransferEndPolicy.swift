@@ -12,6 +12,9 @@ public enum TransferEnd: Sendable, Equatable {
     case shuttingDown
     /// The lease was taken over: this owner must write nothing more.
     case leaseLost
+    /// The partial file is still held by a previous owner that has not yet noticed it lost its
+    /// lease: try again in a moment.
+    case fileBusy
 }
 
 /// What the owner records for an ending.
@@ -52,6 +55,8 @@ public struct TransferEndPolicy: Sendable {
             return .complete(error: nil, attachesResumeData: false)
         case .leaseLost:
             return .abandon
+        case .fileBusy:
+            return .release(notBefore: now.addingTimeInterval(2), isWaitingForConnectivity: false)
         case .stopped(.suspend):
             return .release(notBefore: nil, isWaitingForConnectivity: false)
         case .stopped(.cancel):

@@ -20,8 +20,10 @@ public final class FieldReader {
         path.isEmpty ? key : "\(path).\(key)"
     }
 
+    /// Whether the member is present with a value (null counts as absent, as everywhere here).
     public func contains(_ key: String) -> Bool {
-        members[key] != nil
+        if let member = members[key] { return member != .null }
+        return false
     }
 
     /// The raw value; `null` counts as absent, as for every typed accessor below.
@@ -49,6 +51,7 @@ public final class FieldReader {
         guard case .string(let text) = value else { throw error(key, "must be a string, not \(value.typeDescription).") }
         guard text.utf8.count <= maxLength else { throw error(key, "must be at most \(maxLength) bytes long.") }
         guard allowEmpty || !text.isEmpty else { throw error(key, "must not be empty.") }
+        guard !text.utf8.contains(0) else { throw error(key, "must not contain NUL characters.") }
         return text
     }
 
@@ -121,6 +124,9 @@ public final class FieldReader {
             }
             guard text.utf8.count <= maxValueLength else {
                 throw ValidationError(field: "\(fieldPath(key)).\(name)", message: "must be at most \(maxValueLength) bytes long.")
+            }
+            guard !text.utf8.contains(0), !name.utf8.contains(0) else {
+                throw ValidationError(field: "\(fieldPath(key)).\(name)", message: "must not contain NUL characters.")
             }
             result[name] = text
         }

@@ -22,6 +22,10 @@ public struct EngineConfiguration: Sendable {
     public var shutdownGracePeriod: Duration
     public var version: String
     public var retryPolicy: TransferRetryPolicy
+    /// Whether this instance reconciles the data folder with the database (at start and hourly).
+    public var reconcilesStorage = true
+    /// How long a transfer waits for the receiver of a decision event (SAFETY.md: at most 10 s).
+    public var decisionTimeout: Duration = .seconds(10)
 
     public init(
         instanceID: String,

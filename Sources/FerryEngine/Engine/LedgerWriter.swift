@@ -12,18 +12,30 @@ final class LedgerWriter: Sendable {
         case events([OwnerEvent])
         case finish([(lease: LeaseToken, outcome: TransferOutcome)])
         case heartbeat([TransferProgress], reply: @Sendable (HeartbeatResult?) -> Void)
+        case cookies([CookieUpdate])
+        /// A decision event; `committed` runs once it is in the log (the receiver is asked after).
+        case decision(OwnerEvent, committed: @Sendable () -> Void)
     }
 
     private let ledger: TransferLedger
+    private let cookies: CookieStore
     private let queue = Mutex<(writes: [Write], isStopped: Bool)>(([], false))
     private let doorbell: AsyncStream<Void>.Continuation
     private let rings: AsyncStream<Void>
     private let logger: Logger
     private let workers: Int
     private let version: String
+    /// Called after transfers' ends are committed: their slots (per host, per tenant) count as
+    /// free in the database only from then on, so this is when claiming again can find work.
+    private let finished: @Sendable () -> Void
 
-    init(ledger: TransferLedger, workers: Int, version: String, logger: Logger) {
+    init(
+        ledger: TransferLedger, cookies: CookieStore, workers: Int, version: String, logger: Logger,
+        finished: @escaping @Sendable () -> Void
+    ) {
+        self.finished = finished
         self.ledger = ledger
+        self.cookies = cookies
         self.workers = workers
         self.version = version
         self.logger = logger
@@ -37,8 +49,9 @@ final class LedgerWriter: Sendable {
             return true
         }
         guard accepted else {
-            // After the final drain nothing is written; a heartbeat waiting for its answer gets none.
+            // After the final drain nothing is written; whoever waits for an answer gets none.
             if case .heartbeat(_, let reply) = write { reply(nil) }
+            if case .decision(_, let committed) = write { committed() }
             return
         }
         doorbell.yield()
@@ -83,6 +96,8 @@ final class LedgerWriter: Sendable {
                 merged[merged.count - 1] = .events(earlier + later)
             case (.finish(let earlier)?, .finish(let later)):
                 merged[merged.count - 1] = .finish(earlier + later)
+            case (.cookies(let earlier)?, .cookies(let later)):
+                merged[merged.count - 1] = .cookies(earlier + later)
             default:
                 merged.append(write)
             }
@@ -102,6 +117,12 @@ final class LedgerWriter: Sendable {
                     try await ledger.record(events)
                 case .finish(let outcomes):
                     try await ledger.finish(outcomes)
+                    finished()
+                case .cookies(let updates):
+                    try await cookies.apply(updates)
+                case .decision(let event, let committed):
+                    try await ledger.record([event])
+                    committed()
                 case .heartbeat(let progress, let reply):
                     do {
                         reply(try await ledger.heartbeat(progress, workers: workers, version: version))

@@ -16,6 +16,7 @@ extension TransferEngine {
 
     private func heartbeat(_ memory: inout HeartbeatMemory) async {
         let snapshots = await collectSnapshots()
+        EngineMetrics.runningTransfers.record(snapshots.count)
         let waiting = book.withLock { $0.waitingJobs }
         var progress: [TransferProgress] = []
         var checkpoints: [(index: Int, file: PartialFile)] = []
@@ -106,6 +107,9 @@ extension TransferEngine {
 
     /// `downloadTask.didWriteData` or `task.didSendBodyData` with the totals, when bytes moved.
     static func progressEvent(_ snapshot: TransferSnapshot, since last: HeartbeatMemory.Reported) -> (type: EventType, data: [String: JSONValue])? {
+        if !snapshot.newData.isEmpty {
+            return (.dataTaskDidReceiveData, DataEvents.payload(snapshot.newData, offset: snapshot.newDataOffset))
+        }
         if snapshot.job.claim.kind == .download, snapshot.bytesReceived != last.received {
             return (.downloadTaskDidWriteData, [
                 "bytesWritten": .number(Double(snapshot.bytesReceived - last.received)),

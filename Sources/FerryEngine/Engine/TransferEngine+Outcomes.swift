@@ -13,6 +13,7 @@ extension TransferEngine {
             waitsForConnectivity: claim.configuration.waitsForConnectivity,
             retry: configuration.retryPolicy
         )
+        recordMetrics(of: ended)
         var random = SystemRandomNumberGenerator()
         let disposition = policy.disposition(
             for: ended.end, attempt: ended.job.attempt, wasWaitingForConnectivity: ended.job.attempt > 1,
@@ -31,7 +32,10 @@ extension TransferEngine {
                 bytesReceived: checkpoint?.bytesOnDisk ?? 0, bytesSent: 0
             ))]))
         case .complete(let policyError, let attachesResumeData):
+            let remainder = DataEvents.remainder(of: ended)
+            if !remainder.isEmpty { writer.enqueue(.events(remainder)) }
             let completion = await completion(of: ended, error: policyError, attachesResumeData: attachesResumeData)
+            await removeBodyStreams(of: ended.job)
             writer.enqueue(.finish([(ended.job.lease, .completed(completion))]))
         }
     }
@@ -50,21 +54,20 @@ extension TransferEngine {
         var error: TransferError? = policyError
         switch ended.end {
         case .finished:
-            if claim.kind == .download {
+            if ended.notModified, let context = ended.job.cache, let entry = context.entry {
+                return await cachedCompletion(of: ended, entry: entry, key: context.key, base: completion)
+            }
+            if claim.kind == .download || ended.becameDownload {
                 do {
                     completion.downloadFile = try await finalizeDownload(ended)
+                    completion.becameDownload = ended.becameDownload
                 } catch {
-                    logger.error("finishing a download failed", metadata: ["task": "\(claim.taskID)", "error": "\(error)"])
-                    let outOfSpace = (error as? FileFailure)?.isOutOfSpace == true
-                    completion = TaskCompletion(
-                        error: TransferError(code: .cannotWriteToFile, failingURL: failingURL, reason: outOfSpace ? "the server's disk is full" : nil),
-                        bytesReceived: ended.bytesReceived
-                    )
-                    return completion
+                    return downloadFailure(error, ended: ended)
                 }
             } else {
                 completion.responseBody = ended.responseBody ?? []
             }
+            await updateCache(after: ended, downloadFile: completion.downloadFile)
             return completion
         case .failed(let failure):
             error = failure
@@ -72,7 +75,7 @@ extension TransferEngine {
             error = TransferError(code: .cancelled, failingURL: failingURL)
         case .shuttingDown:
             error = TransferError(code: .networkConnectionLost, failingURL: failingURL, reason: "the Ferry instance running this transfer shut down")
-        case .stopped(.suspend), .leaseLost:
+        case .stopped(.suspend), .leaseLost, .fileBusy:
             break
         }
         if attachesResumeData, claim.kind == .download, let checkpoint = await checkpoint(of: ended) {
@@ -86,6 +89,95 @@ extension TransferEngine {
         }
         completion.error = error
         return completion
+    }
+
+    private func recordMetrics(of ended: EndedTransfer) {
+        let outcome = switch ended.end {
+        case .finished: ended.notModified ? "cache" : "finished"
+        case .failed: "failed"
+        case .stopped: "stopped"
+        case .shuttingDown: "shutdown"
+        case .leaseLost: "lease_lost"
+        case .fileBusy: "file_busy"
+        }
+        let resumedAt = ended.job.claim.checkpoint?.bytesOnDisk ?? 0
+        EngineMetrics.bytesReceived.increment(by: max(0, ended.bytesReceived - resumedAt))
+        EngineMetrics.bytesSent.increment(by: max(0, ended.bytesSent))
+        EngineMetrics.transfersEnded(kind: ended.job.claim.kind, outcome: outcome).increment()
+        EngineMetrics.transferDuration(kind: ended.job.claim.kind, outcome: outcome)
+            .recordNanoseconds(Int64(ended.metrics.taskInterval.duration * 1_000_000_000))
+    }
+
+    /// A response the URL cache answers: without a transfer, or after a 304 confirmed it.
+    private func cachedCompletion(of ended: EndedTransfer, entry stored: CachedResponse, key: String, base: TaskCompletion) async -> TaskCompletion {
+        let claim = ended.job.claim
+        var completion = base
+        var entry = stored
+        if let head = ended.finalHead, head.statusCode == 304 {
+            guard let merged = CacheRevalidation.merge(stored: stored, notModified: head, requestTime: ended.requestTime, now: Date()) else {
+                return TaskCompletion(error: TransferError(
+                    code: .badServerResponse, failingURL: ended.currentRequest.url,
+                    reason: "the origin answered 304 for a representation other than the cached one"
+                ), metrics: base.metrics)
+            }
+            entry = merged
+            await urlCache.replace(merged, key: key, claim: claim)
+        }
+        do {
+            let body = try await urlCache.body(of: entry, for: claim)
+            completion.response = entry.responseSnapshot(now: Date())
+            completion.bytesReceived = Int64(body.count)
+            completion.bytesExpectedToReceive = Int64(body.count)
+            if claim.kind == .download {
+                completion.downloadFile = try await writeDownload(body, ended: ended)
+            } else {
+                completion.responseBody = body
+            }
+            return completion
+        } catch {
+            logger.warning("a cached response could not be read", metadata: ["task": "\(claim.taskID)", "error": "\(error)"])
+            return TaskCompletion(error: TransferError(
+                code: .resourceUnavailable, failingURL: ended.currentRequest.url, reason: "the cached response's body is no longer available"
+            ), metrics: base.metrics)
+        }
+    }
+
+    /// Stores a cacheable response and applies an unsafe method's invalidation.
+    private func updateCache(after ended: EndedTransfer, downloadFile: String?) async {
+        await urlCache.invalidate(after: ended)
+        guard ended.job.cache != nil else { return }
+        var body = ended.responseBody
+        if let downloadFile, ended.bytesReceived <= URLCacheCoordinator.maximumEntrySize(ephemeral: ended.job.claim.configuration.kind == .ephemeral),
+           let path = try? files.path(.downloads, tenantID: ended.job.claim.tenantID, name: downloadFile) {
+            body = try? await blocking.run { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+        }
+        if let body { await urlCache.storeIfAllowed(ended, body: body) { await self.mayCache($0, for: ended) } }
+    }
+
+    /// A finished download whose bytes came from the cache: written and renamed into place like any other.
+    private func writeDownload(_ body: [UInt8], ended: EndedTransfer) async throws -> String {
+        let job = ended.job
+        guard let partialPath = job.partialPath else { throw FileFailure(operation: "open", path: job.taskID, errno: 2) }
+        let name = TenantFiles.downloadName(taskID: job.taskID)
+        let destination = try files.path(.downloads, tenantID: job.claim.tenantID, name: name)
+        let transferFile = ended.file
+        _ = try await blocking.run {
+            // The transfer's own file (a 304 leaves it empty) holds the lock; reuse it.
+            let file = try transferFile ?? PartialFile(path: partialPath, keeping: 0)
+            try file.truncateToZero()
+            try body.withUnsafeBytes { try file.append($0) }
+            return try FileOperations.finalize(file, to: destination, expectedSize: Int64(body.count))
+        }
+        return name
+    }
+
+    private func downloadFailure(_ error: any Error, ended: EndedTransfer) -> TaskCompletion {
+        logger.error("finishing a download failed", metadata: ["task": "\(ended.job.taskID)", "error": "\(error)"])
+        let outOfSpace = (error as? FileFailure)?.isOutOfSpace == true
+        return TaskCompletion(
+            error: TransferError(code: .cannotWriteToFile, failingURL: ended.currentRequest.url, reason: outOfSpace ? "the server's disk is full" : nil),
+            bytesReceived: ended.bytesReceived
+        )
     }
 
     /// Syncs a download's partial file and says what is durably in it. A job that never reached
@@ -112,6 +204,16 @@ extension TransferEngine {
         let expected = ended.expectedTotalBytes
         _ = try await blocking.run { try FileOperations.finalize(file, to: destination, expectedSize: expected) }
         return name
+    }
+
+    /// A streamed upload's spool files, once the task has no more use for them.
+    private func removeBodyStreams(of job: TransferJob) async {
+        guard let directory = job.streamDirectory else { return }
+        let prefix = job.taskID + "."
+        _ = try? await blocking.run {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            for name in names where name.hasPrefix(prefix) { FileOperations.remove("\(directory)/\(name)") }
+        }
     }
 
     private func removePartialFile(of ended: EndedTransfer) async {

@@ -53,19 +53,37 @@ extension TransferEngine {
     }
 
     private func dispatch(_ claim: ClaimedTask) async {
-        let job: TransferJob
+        var job: TransferJob
         do {
             job = try await makeJob(claim)
         } catch {
             logger.error("cannot prepare a claimed task", metadata: ["task": "\(claim.taskID)", "error": "\(error)"])
             let placeholder = TransferJob(
-                claim: claim, partialName: nil, partialPath: nil, uploadFilePath: nil,
+                claim: claim, partialName: nil, partialPath: nil, downloadPath: nil, uploadFilePath: nil,
                 addressPolicy: configuration.addressPolicy, maximumDataBytes: configuration.maximumDataBytes,
                 userAgent: configuration.userAgent
             )
             let failure = TransferError(code: .cannotCreateFile, failingURL: claim.originalRequest.url, reason: "the task's files cannot be prepared")
             reportSink.yield(.ended(EndedTransfer.notStarted(placeholder, end: .failed(failure))))
             return
+        }
+        await subscribe(&job)
+        if let (decision, context) = await urlCache.decide(for: job, cookies: job.claim.cookies) {
+            job.cache = context
+            switch decision {
+            case .useCached:
+                reportSink.yield(.ended(.answeredFromCache(job)))
+                return
+            case .failNotCached:
+                let error = TransferError(
+                    code: CacheLookup.notCachedError, failingURL: claim.originalRequest.url,
+                    reason: "the cache policy forbids loading and the URL cache has no response for this request"
+                )
+                reportSink.yield(.ended(.notStarted(job, end: .failed(error))))
+                return
+            case .revalidate, .fetch:
+                break
+            }
         }
         let url = claim.checkpoint?.url ?? claim.originalRequest.url
         let host = HostKey(sessionID: claim.sessionID, host: (try? CurlURL(parsing: url).host) ?? url)
@@ -77,22 +95,33 @@ extension TransferEngine {
     }
 
     private func makeJob(_ claim: ClaimedTask) async throws -> TransferJob {
+        var claim = claim
+        if claim.configuration.kind == .ephemeral {
+            claim.cookies = ephemeralCookies.jar(ofSession: claim.sessionID)
+        }
         let files = self.files
         let tenantID = claim.tenantID
         var partialName: String?
         var partialPath: String?
-        if claim.kind == .download {
+        var downloadPath: String?
+        // Data tasks too: a delegate may turn one into a download (`becomeDownload`).
+        if claim.kind != .upload {
             let name = claim.checkpoint?.partialFile ?? TenantFiles.partialName(taskID: claim.taskID)
             partialName = name
             partialPath = try files.path(.partial, tenantID: tenantID, name: name)
+            downloadPath = try files.path(.downloads, tenantID: tenantID, name: TenantFiles.downloadName(taskID: claim.taskID))
         }
         var uploadFilePath: String?
+        var streamDirectory: String?
         if case .blob(let blobID) = claim.uploadSource {
             uploadFilePath = try files.path(.blobs, tenantID: tenantID, name: blobID)
+        } else if claim.uploadSource == .stream {
+            streamDirectory = try files.directory(.streams, tenantID: tenantID)
         }
         try await ensureTenantDirectories(tenantID)
         return TransferJob(
-            claim: claim, partialName: partialName, partialPath: partialPath, uploadFilePath: uploadFilePath,
+            claim: claim, partialName: partialName, partialPath: partialPath, downloadPath: downloadPath,
+            uploadFilePath: uploadFilePath, streamDirectory: streamDirectory,
             addressPolicy: configuration.addressPolicy, maximumDataBytes: configuration.maximumDataBytes,
             userAgent: configuration.userAgent
         )
@@ -113,6 +142,15 @@ extension TransferEngine {
         workers.withLock { $0[worker] }.send(.stop(taskID: taskID, end))
     }
 
+    /// A reset session's memory-only state (ephemeral cookies and cache) is dropped everywhere.
+    func runResetListener() async {
+        for await signal in hub.subscribe(to: NotificationChannel.sessionReset) {
+            guard case .notification(let sessionID) = signal else { continue }
+            ephemeralCookies.forgetSession(sessionID)
+            urlCache.forgetSession(sessionID)
+        }
+    }
+
     /// Stop requests sent by other instances' API handlers for transfers this instance runs.
     func runControlListener() async {
         for await signal in hub.subscribe(to: NotificationChannel.control) {
@@ -125,13 +163,45 @@ extension TransferEngine {
         }
     }
 
+    /// Task counts for `/metrics`, refreshed every few seconds (each instance reports the same
+    /// cluster-wide numbers).
+    func runStatistics() async {
+        while !Task.isCancelled {
+            if let counts = try? await statistics.counts() {
+                for state in TaskState.allCases {
+                    for kind in TaskKind.allCases {
+                        EngineMetrics.tasks(state: state, kind: kind).record(counts.byStateAndKind[state]?[kind] ?? 0)
+                    }
+                }
+                EngineMetrics.queueDepth.record(counts.queueDepth)
+            }
+            try? await Task.sleep(for: .seconds(10))
+        }
+    }
+
+    /// Reconciles the data folder with the database at start and then hourly.
+    func runReconciler() async {
+        let reconciler = StorageReconciler(files: files, storage: storage, blocking: blocking, logger: logger)
+        while !Task.isCancelled {
+            do {
+                _ = try await reconciler.reconcile()
+            } catch {
+                logger.warning("reconciling the data folder failed", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: .seconds(3600))
+        }
+    }
+
     /// Takes over the tasks of instances that stopped renewing their leases.
     func runReaper() async {
         while !Task.isCancelled {
             try? await Task.sleep(for: configuration.reaperInterval)
             do {
                 let reaped = try await ledger.reapExpiredLeases(resumeData: resumeData)
-                if reaped > 0 { logger.info("took over expired leases", metadata: ["count": "\(reaped)"]) }
+                if reaped > 0 {
+                    EngineMetrics.leaseTakeovers.increment(by: reaped)
+                    logger.info("took over expired leases", metadata: ["count": "\(reaped)"])
+                }
             } catch {
                 logger.warning("reaping expired leases failed", metadata: ["error": "\(error)"])
             }

@@ -12,9 +12,13 @@ import Synchronization
 public final class TransferEngine: Service, Sendable {
     let configuration: EngineConfiguration
     let ledger: TransferLedger
+    let storage: StorageReferences
+    let statistics: TaskStatistics
     let files: TenantFiles
     let resumeData: ResumeDataIssuer
     let hub: NotificationHub
+    /// Where decision events are answered (the webhooks); nil: every decision takes the default.
+    let gateway: (any DecisionGateway)?
     let logger: Logger
     let writer: LedgerWriter
     let blocking: BlockingPool
@@ -25,24 +29,35 @@ public final class TransferEngine: Service, Sendable {
     /// Rung when capacity frees up, so the scheduler claims again without waiting for a tick.
     let capacityBell: AsyncStream<Void>.Continuation
     let capacityRings: AsyncStream<Void>
+    /// Ephemeral sessions' cookies: in this instance's memory only, as URLSession keeps them.
+    let ephemeralCookies = EphemeralCookieJars()
+    let urlCache: URLCacheCoordinator
     /// Outcomes being finalised (files synced and renamed) but not yet queued for writing.
     let finalizing = Atomic<Int>(0)
 
     public init(
         configuration: EngineConfiguration, database: FerryDatabase, hub: NotificationHub,
-        resumeData: ResumeDataIssuer, logger: Logger
+        resumeData: ResumeDataIssuer, gateway: (any DecisionGateway)? = nil, logger: Logger
     ) {
+        self.gateway = gateway
         self.configuration = configuration
         self.ledger = database.transfers(instanceID: configuration.instanceID, leaseDuration: configuration.leaseDuration)
+        self.storage = database.storage
+        self.statistics = database.statistics
         self.files = TenantFiles(dataDirectory: configuration.dataDirectory)
         self.resumeData = resumeData
         self.hub = hub
         self.logger = logger
-        self.writer = LedgerWriter(ledger: ledger, workers: configuration.workerCount, version: configuration.version, logger: logger)
+        let (capacityRings, capacityBell) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (self.capacityRings, self.capacityBell) = (capacityRings, capacityBell)
+        self.writer = LedgerWriter(
+            ledger: ledger, cookies: database.cookies, workers: configuration.workerCount, version: configuration.version, logger: logger,
+            finished: { capacityBell.yield() }
+        )
         self.blocking = BlockingPool(name: "ferry-files", threadCount: 4)
+        self.urlCache = URLCacheCoordinator(store: database.cache, files: files, blocking: blocking, logger: logger)
         self.book = Mutex(EngineBook(workerCount: configuration.workerCount))
         (reports, reportSink) = AsyncStream<WorkerReport>.makeStream()
-        (capacityRings, capacityBell) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Whether the workers are up (for `/readyz`).
@@ -57,6 +72,12 @@ public final class TransferEngine: Service, Sendable {
             try TransferWorker(index: index, report: { sink.yield($0) }, logger: logger)
         }
         workers.withLock { $0 = started }
+        do {
+            let reaped = try await ledger.reapLeasesOfPreviousLife(resumeData: resumeData)
+            if reaped > 0 { logger.notice("took back the transfers of this instance's previous process", metadata: ["count": "\(reaped)"]) }
+        } catch {
+            logger.warning("taking back this instance's previous leases failed; they expire instead", metadata: ["error": "\(error)"])
+        }
         logger.info("transfer engine started", metadata: [
             "instance": "\(configuration.instanceID)", "workers": "\(configuration.workerCount)",
         ])
@@ -71,7 +92,10 @@ public final class TransferEngine: Service, Sendable {
                     loops.addTask { await self.runHeartbeats() }
                     loops.addTask { await self.runScheduler() }
                     loops.addTask { await self.runControlListener() }
+                    loops.addTask { await self.runResetListener() }
+                    loops.addTask { await self.runStatistics() }
                     loops.addTask { await self.runReaper() }
+                    if self.configuration.reconcilesStorage { loops.addTask { await self.runReconciler() } }
                     for await _ in loopsStop {}
                     loops.cancelAll()
                 }
@@ -119,6 +143,14 @@ public final class TransferEngine: Service, Sendable {
                 switch report {
                 case .event(let event):
                     writer.enqueue(.events([event]))
+                case .decision(let request):
+                    group.addTask { await self.decide(request) }
+                case .cookies(let update, let handling, let sessionKind):
+                    if sessionKind == .ephemeral {
+                        ephemeralCookies.apply(update, handling: handling)
+                    } else {
+                        writer.enqueue(.cookies([update]))
+                    }
                 case .ended(let ended):
                     transferLeftWorker(ended.job.taskID)
                     finalizing.add(1, ordering: .acquiringAndReleasing)
@@ -141,6 +173,17 @@ public final class TransferEngine: Service, Sendable {
 }
 
 extension EndedTransfer {
+    /// A job the URL cache answers without a transfer.
+    static func answeredFromCache(_ job: TransferJob) -> EndedTransfer {
+        var ended = notStarted(job, end: .finished)
+        ended.notModified = true
+        var transaction = TransactionMetrics(request: job.claim.originalRequest, response: nil, resourceFetchType: .localCache)
+        transaction.fetchStartDate = Date()
+        transaction.responseEndDate = Date()
+        ended.metrics = TaskMetrics(taskInterval: .init(start: Date(), duration: 0), redirectCount: 0, transactionMetrics: [transaction])
+        return ended
+    }
+
     /// A claimed job that ended before reaching a worker.
     static func notStarted(_ job: TransferJob, end: TransferEnd) -> EndedTransfer {
         EndedTransfer(

@@ -77,8 +77,13 @@ public final class PartialFile: Sendable {
 
     /// Drops everything (a 200 answered a resume: the representation starts over).
     public func truncateToZero() throws(FileFailure) {
-        guard ftruncate(descriptor, 0) == 0 else { throw FileFailure(operation: "truncate", path: path, errno: errno) }
-        length.store(0, ordering: .releasing)
+        try truncate(to: 0)
+    }
+
+    /// Drops the bytes after `size`.
+    public func truncate(to size: Int64) throws(FileFailure) {
+        guard ftruncate(descriptor, off_t(size)) == 0 else { throw FileFailure(operation: "truncate", path: path, errno: errno) }
+        length.store(size, ordering: .releasing)
     }
 
     /// Forces the data to disk and returns how many bytes are now durable. Blocking: call it

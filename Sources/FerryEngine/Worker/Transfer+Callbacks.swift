@@ -23,7 +23,22 @@ extension Transfer {
 
     func curlEasy(_ easy: CurlEasy, didReceiveBody bytes: UnsafeRawBufferPointer) -> CurlBodyDisposition {
         lastActivity = .now
-        guard case .final = role else { return .consumed }  // a redirect's body is dropped
+        if case .response? = pendingDecision { return .pause }  // the delegate has not decided yet
+        guard case .final = role else {
+            // A redirect's body is dropped, unless the delegate may stop at the redirect.
+            if case .redirect = role, job.decisions.contains(.taskWillPerformHTTPRedirection),
+               redirectBody.count + bytes.count <= 1024 * 1024 {
+                redirectBody.append(contentsOf: bytes)
+            }
+            return .consumed
+        }
+        if let limit = job.claim.maxTaskBytes, bytesReceived + Int64(bytes.count) > limit {
+            failure = TransferError(
+                code: .dataLengthExceedsMaximum, failingURL: request.url,
+                reason: "the response exceeds the tenant's maxTaskBytes quota of \(limit) bytes"
+            )
+            return .abort
+        }
         if let file {
             do {
                 try file.append(bytes)
@@ -50,6 +65,19 @@ extension Transfer {
 
     func curlEasy(_ easy: CurlEasy, readBodyInto buffer: UnsafeMutableRawBufferPointer) -> CurlReadResult {
         guard let uploadBody, sendsBody else { return .bytes(0) }
+        if uploadBody.isStreamed {
+            let result = uploadBody.readStream(into: buffer)
+            switch result {
+            case .pause: isReadPaused = true
+            case .abort:
+                failure = TransferError(
+                    code: .requestBodyStreamExhausted, failingURL: request.url, reason: "the client stopped sending the streamed body"
+                )
+            case .bytes(let count) where count > 0: lastActivity = .now
+            case .bytes: break
+            }
+            return result
+        }
         guard let count = uploadBody.read(into: buffer) else {
             failure = TransferError(code: .requestBodyStreamExhausted, failingURL: request.url, reason: "reading the upload body failed")
             return .abort
@@ -62,8 +90,10 @@ extension Transfer {
     }
 
     func curlEasy(_ easy: CurlEasy, progress: CurlProgress) -> Bool {
-        if sendsBody, progress.uploaded != bytesSent {
-            bytesSent = progress.uploaded
+        // A streamed body goes out chunked: count its bytes, not curl's (which include the framing).
+        let sent = uploadBody?.isStreamed == true ? (uploadBody?.offset ?? 0) : progress.uploaded
+        if sendsBody, sent != bytesSent {
+            bytesSent = sent
             lastActivity = .now
         }
         guard ContinuousClock.now - lastActivity < .milliseconds(Int64(job.requestTimeout * 1000)) else {

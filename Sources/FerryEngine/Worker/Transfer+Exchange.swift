@@ -13,6 +13,7 @@ extension Transfer {
         failure = nil
         refusal = nil
         restartsWithoutRange = false
+        exchangeStartBytes = bytesReceived
         let configuration = job.claim.configuration
 
         try easy.set(.url, request.url)
@@ -20,12 +21,15 @@ extension Transfer {
         try easy.set(.protocols, "http,https")
         try easy.set(.redirectProtocols, "http,https")
         try easy.set(.followLocation, false)
-        try easy.set(.maxRedirects, 0)
+        // Set explicitly (7.88 defaults to unlimited). curl never follows a Location here, but it
+        // counts the re-issue of an authentication handshake against this limit.
+        try easy.set(.maxRedirects, RedirectPolicy.maximumRedirects)
         try configureProxy(configuration)
         try easy.set(.sslVersion, CurlTLSVersion.optionValue(
             minimum: configuration.tlsMinimumSupportedProtocolVersion.curlVersion,
             maximum: configuration.tlsMaximumSupportedProtocolVersion.curlVersion
         ))
+        try configureTLS(configuration)
         try configureTimeouts()
         try configureMethodAndBody()
         try easy.set(.httpHeader, headerLines())
@@ -36,6 +40,11 @@ extension Transfer {
             try easy.set(.acceptEncoding, "")
         }
         try easy.set(.tcpKeepAlive, true)
+        if let challengeResponse {
+            try easy.set(.username, challengeResponse.user)
+            try easy.set(.password, challengeResponse.password)
+            try easy.set(.httpAuth, challengeResponse.scheme.curlMethods.rawValue)
+        }
     }
 
     private func configureProxy(_ configuration: SessionConfiguration) throws {
@@ -49,6 +58,19 @@ extension Transfer {
         let host = endpoint.host.contains(":") && !endpoint.host.hasPrefix("[") ? "[\(endpoint.host)]" : endpoint.host
         try easy.set(.proxy, "\(isSOCKS ? "socks5h" : "http")://\(host):\(endpoint.port)")
         usesProxy = true
+    }
+
+    private func configureTLS(_ configuration: SessionConfiguration) throws {
+        if let certificate = configuration.tlsClientCertificatePEM, let key = configuration.tlsClientPrivateKeyPEM {
+            try easy.set(.sslCertType, "PEM")
+            try easy.set(.sslCertificate, Array(certificate.utf8))
+            try easy.set(.sslKeyType, "PEM")
+            try easy.set(.sslKey, Array(key.utf8))
+            if let passphrase = configuration.tlsClientPrivateKeyPassphrase { try easy.set(.keyPassword, passphrase) }
+        }
+        if let roots = configuration.tlsTrustedRootCertificatesPEM {
+            try easy.set(.caInfo, Array(roots.utf8))
+        }
     }
 
     private func configureTimeouts() throws {
@@ -83,12 +105,16 @@ extension Transfer {
         }
     }
 
-    /// The session's additional headers under the request's own, plus what Ferry adds.
+    /// The request's header lines, plus the conditional and range fields of this exchange.
     private func headerLines() -> [String] {
-        let configuration = job.claim.configuration
-        var headers = HTTPHeaderRules.merge(configuration.httpAdditionalHeaders, under: request.allHTTPHeaderFields)
-        if !headers.keys.contains(where: { $0.lowercased() == "user-agent" }) {
-            headers["User-Agent"] = job.userAgent
+        var headers = RequestHeaders.effective(for: request, job: job, cookies: cookies, now: Date())
+        sentHeaders = headers
+        // curl adds Accept-Encoding itself (CURLOPT_ACCEPT_ENCODING), so it is not sent twice.
+        if job.claim.kind != .download, request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            headers = headers.filter { $0.key.lowercased() != "accept-encoding" }
+        }
+        if redirectCount == 0, let revalidation = job.cache?.conditionalHeaders {
+            for field in revalidation { headers[field.name] = field.value }
         }
         var lines = headers.sorted { $0.key < $1.key }.map { name, value in
             // curl drops "Name:" with an empty value; "Name;" sends it empty.
@@ -106,7 +132,9 @@ extension Transfer {
     /// curl finished the current exchange with `result`. Returns how the transfer ends, or nil
     /// when the next exchange has been set up (a redirect, or a resume retried without Range).
     func exchangeFinished(result: Int32) -> TransferEnd? {
-        if sendsBody { bytesSent = max(bytesSent, easy.uploadedBytes) }
+        if sendsBody {
+            bytesSent = uploadBody?.isStreamed == true ? (uploadBody?.offset ?? 0) : max(bytesSent, easy.uploadedBytes)
+        }
         let exchangeResponse = heads.completed.map { HTTPResponseSnapshot(url: request.url, head: $0) }
         metrics.append(easy.transactionMetrics(request: request, response: exchangeResponse, started: hopStarted, isProxyConnection: usesProxy))
         if let stopRequest { return stopRequest }
@@ -124,6 +152,8 @@ extension Transfer {
         }
         guard result == 0 else { return .failed(error(for: result)) }
         switch role {
+        case .final where response?.statusCode == 401:
+            return challenged()
         case .final, .discard:
             return .finished
         case .undecided:
@@ -146,17 +176,24 @@ extension Transfer {
         if let head = heads.completed {
             redirectResponse = (try? JSONValue(encoding: HTTPResponseSnapshot(url: request.url, head: head))) ?? .null
         }
-        emit(.taskWillPerformHTTPRedirection, [
-            "response": redirectResponse,
-            "newRequest": (try? JSONValue(encoding: redirect.request)) ?? .null,
-        ])
+        let data: [String: JSONValue] = ["response": redirectResponse, "newRequest": (try? JSONValue(encoding: redirect.request)) ?? .null]
+        if ask(.taskWillPerformHTTPRedirection, data, pending: .redirect(redirect), proposed: redirect.request) {
+            return nil
+        }
+        return proceed(with: redirect)
+    }
+
+    /// Follows a redirect (as proposed, or as the receiver changed it).
+    func proceed(with redirect: RedirectPolicy.NextRequest) -> TransferEnd? {
         redirectCount += 1
         request = redirect.request
         sendsBody = sendsBody && redirect.keepsBody
         currentRequestReported = false
+        redirectBody.removeAll()
         do {
             try file?.truncateToZero()
             bytesReceived = 0
+            if sendsBody { requestBodyStream() }
             try configureExchange()
             return nil
         } catch {
@@ -164,16 +201,100 @@ extension Transfer {
         }
     }
 
+    /// A 401: the delegate decides (`task.didReceiveChallenge`, or `session.didReceiveChallenge` for
+    /// the connection-level NTLM and Negotiate schemes), else URLSession's default handling.
+    /// Returns nil when a new exchange is set up or a decision awaited, else the ending.
+    private func challenged() -> TransferEnd? {
+        let challenges = AuthenticationChallenge.parse(heads.completed?.values(of: "WWW-Authenticate") ?? [])
+        guard let strongest = challenges.first, let url = try? CurlURL(parsing: request.url) else { return .finished }
+        let isSessionLevel = strongest.scheme == .ntlm || strongest.scheme == .negotiate
+        let space = ProtectionSpace(
+            host: url.host, port: url.port ?? (url.scheme == "https" ? 443 : 80), protocol: url.scheme,
+            realm: strongest.realm, authenticationMethod: strongest.scheme.authenticationMethod
+        )
+        let data: [String: JSONValue] = [
+            "challenge": [
+                "protectionSpace": (try? JSONValue(encoding: space)) ?? .null,
+                "previousFailureCount": .number(Double(challengeRounds)),
+                "failureResponse": (try? JSONValue(encoding: response)) ?? .null,
+            ],
+        ]
+        challengeRounds += 1
+        if ask(isSessionLevel ? .sessionDidReceiveChallenge : .taskDidReceiveChallenge, data, pending: .challenge(challenges)) {
+            return nil
+        }
+        return answerByDefault(challenges)
+    }
+
+    /// URLSession's default handling: the strongest challenge the session stores an untried
+    /// credential for; without one, the 401 is the task's response.
+    func answerByDefault(_ challenges: [AuthenticationChallenge]) -> TransferEnd? {
+        guard let url = try? CurlURL(parsing: request.url) else { return .finished }
+        let untried = job.claim.credentials.filter { !triedCredentialIDs.contains($0.id) }
+        guard let (challenge, credential) = CredentialSelection.select(
+            challenges: challenges, credentials: untried, host: url.host,
+            port: url.port ?? (url.scheme == "https" ? 443 : 80), scheme: url.scheme
+        ) else { return .finished }
+        triedCredentialIDs.insert(credential.id)
+        return retry(with: (credential.user, credential.password, challenge.scheme))
+    }
+
+    /// A new exchange in which curl answers the challenge with this credential (running the
+    /// scheme's handshake: Basic, Digest, NTLM, Negotiate).
+    func retry(with credential: (user: String, password: String, scheme: AuthenticationChallenge.Scheme)) -> TransferEnd? {
+        challengeResponse = credential
+        do {
+            try rewindExchange()
+            if sendsBody { requestBodyStream() }
+            try configureExchange()
+            return nil
+        } catch {
+            return .failed(TransferError(code: .cannotWriteToFile, failingURL: request.url))
+        }
+    }
+
+    /// Drops what the current exchange received, back to where it started.
+    func rewindExchange() throws {
+        if let file, file.bytesWritten > exchangeStartBytes {
+            try file.truncate(to: exchangeStartBytes)
+        }
+        body.removeAll(keepingCapacity: true)
+        bytesReceived = exchangeStartBytes
+        response = nil
+    }
+
     /// The URLSession error for a failed exchange: ours when we caused it, else curl's, mapped.
     private func error(for result: Int32) -> TransferError {
         if let failure { return failure }
         if let refusal { return TransferError(code: .cannotConnectToHost, failingURL: request.url, reason: refusal) }
-        let code = CurlErrorMapping.urlErrorCode(curlCode: result, sslVerifyResult: easy.sslVerifyResult)
+        let detail = easy.lastErrorDetail ?? ""
+        var code = CurlErrorMapping.urlErrorCode(
+            curlCode: result, sslVerifyResult: easy.sslVerifyResult,
+            serverRequestedClientCertificate: detail.contains("certificate required")
+        )
+        // With TLS 1.3 the server judges the client's certificate after the handshake, so its
+        // alert arrives as a read error: tell those apart from a lost connection.
+        if detail.contains("alert certificate required") {
+            code = .clientCertificateRequired
+        } else if detail.contains("alert bad certificate") || detail.contains("alert unknown ca") || detail.contains("alert certificate unknown") {
+            code = .clientCertificateRejected
+        }
         var reason = easy.lastErrorDetail
         if code == .timedOut, job.claim.resourceDeadline.timeIntervalSinceNow <= 0 {
             reason = "timeoutIntervalForResource elapsed"
         }
         return TransferError(code: code, failingURL: request.url, reason: reason)
+    }
+}
+
+extension AuthenticationChallenge.Scheme {
+    var curlMethods: CurlAuthMethods {
+        switch self {
+        case .basic: .basic
+        case .digest: .digest
+        case .ntlm: .ntlm
+        case .negotiate: .negotiate
+        }
     }
 }
 

@@ -5,6 +5,15 @@ import Foundation
 /// Deciding what a response is for, the moment its head is complete and before any body byte.
 extension Transfer {
     func receivedFinalHead(_ head: ResponseHead) -> Bool {
+        rememberCookies(of: head)
+        if case .final = role {
+            // curl went on after a response within one exchange (an authentication handshake):
+            // the later response supersedes the earlier one, body included.
+            do { try rewindExchange() } catch {
+                failure = TransferError(code: .cannotWriteToFile, failingURL: request.url)
+                return false
+            }
+        }
         if head.isRedirect, let location = head.value(of: "Location"), !location.isEmpty {
             guard let target = try? CurlURL(resolving: location, against: request.url),
                   target.scheme == "http" || target.scheme == "https"
@@ -19,6 +28,13 @@ extension Transfer {
     }
 
     private func acceptAsFinal(_ head: ResponseHead) -> Bool {
+        responseTime = Date()
+        if head.statusCode == 304, redirectCount == 0, job.cache?.conditionalHeaders != nil {
+            // The cached entry is still good: it is the response, the 304 only confirms it.
+            notModified = true
+            role = .discard
+            return true
+        }
         role = .final
         var snapshot = HTTPResponseSnapshot(url: request.url, head: head)
         let isGET = request.httpMethod.uppercased() == "GET"
@@ -75,10 +91,28 @@ extension Transfer {
             expectedTotalBytes = snapshot.expectedContentLength >= 0 ? snapshot.expectedContentLength : nil
         }
         response = snapshot
-        if job.claim.kind != .download {
-            emit(.dataTaskDidReceiveResponse, ["response": (try? JSONValue(encoding: snapshot)) ?? .null])
+        // A challenged 401 goes to the challenge decision first (URLSession asks about the
+        // response only when it is the task's final one).
+        let isChallenge = head.statusCode == 401 && !head.values(of: "WWW-Authenticate").isEmpty
+        if job.claim.kind != .download, !isChallenge {
+            // Body bytes wait (the write callback pauses) until the delegate allows them.
+            _ = ask(.dataTaskDidReceiveResponse, ["response": (try? JSONValue(encoding: snapshot)) ?? .null], pending: .response)
         }
         return true
+    }
+
+    /// Applies `Set-Cookie` to this transfer's view of the jar (the next hop sends them) and
+    /// reports them for the session's jar.
+    private func rememberCookies(of head: ResponseHead) {
+        let fields = head.values(of: "Set-Cookie")
+        let handling = CookieHandling(configuration: job.claim.configuration)
+        guard !fields.isEmpty, handling.storesCookies else { return }
+        let update = CookieUpdate(
+            sessionID: job.claim.sessionID, setCookieFields: fields, requestURL: request.url,
+            mainDocumentHost: CookieURL(string: job.claim.originalRequest.url)?.host, receivedAt: Date()
+        )
+        cookies.apply(update, handling: handling)
+        report(.cookies(update, handling: handling, sessionKind: job.claim.configuration.kind))
     }
 
     /// Empties the partial file: what is on disk does not belong to this response.

@@ -11,7 +11,7 @@ final class Transfer: CurlTransferDelegate {
     let job: TransferJob
     let easy: CurlEasy
     let taskStarted = Date()
-    private let report: (WorkerReport) -> Void
+    let report: (WorkerReport) -> Void
 
     // The exchange under way.
     var request: TransferRequest
@@ -37,9 +37,40 @@ final class Transfer: CurlTransferDelegate {
     /// Set while the exchange asks to continue a partial file.
     var resumeRequest: (offset: Int64, validator: ResumeValidator)?
 
+    /// Where the current exchange's body started (a superseding response rewinds to it).
+    var exchangeStartBytes: Int64 = 0
+    /// The credential the current exchange answers a challenge with, and those already tried.
+    var challengeResponse: (user: String, password: String, scheme: AuthenticationChallenge.Scheme)?
+    var triedCredentialIDs: Set<String> = []
+    var challengeRounds = 0
+    /// The decision this transfer waits for, if any.
+    var pendingDecision: PendingDecision?
+    /// A redirect's body, kept only when the delegate decides redirects (stopping at one makes
+    /// the redirect response, body included, the task's response).
+    var redirectBody: [UInt8] = []
+    /// `dataTask.didReceiveResponse` answered `becomeDownload`.
+    var becameDownload = false
+    /// How much of `body` went out in `dataTask.didReceiveData` events.
+    var dataReported = 0
+
+    /// The session's cookies, as of the transfer's start plus what its own responses set.
+    var cookies: CookieJar
+
+    /// The header fields of the current exchange, for the URL cache's `Vary`.
+    var sentHeaders: [String: String] = [:]
+    /// When the current exchange started and its final head arrived (the cache's age maths).
+    var responseTime = Date()
+    /// A conditional request was answered 304: the cached entry is the response.
+    var notModified = false
+
     // What the task has sent.
     var uploadBody: UploadBodyReader?
     var bytesSent: Int64 = 0
+    /// A streamed body: the task asked the client for a body stream and waits for it to start.
+    var isWaitingForBody = false
+    /// A streamed body: curl waits for bytes the client has not sent yet.
+    var isReadPaused = false
+    private var bodyStreamGeneration = 0
 
     // Why it must end, when the reason is ours rather than curl's.
     var failure: TransferError?
@@ -50,6 +81,9 @@ final class Transfer: CurlTransferDelegate {
     // What the heartbeat has already reported.
     var responseReported = false
     var currentRequestReported = true
+
+    /// The most body bytes one `dataTask.didReceiveData` event carries.
+    static let maximumDataPerEvent = 256 * 1024
 
     /// What the current exchange's response is for.
     enum HopRole {
@@ -69,6 +103,7 @@ final class Transfer: CurlTransferDelegate {
         self.report = report
         self.request = job.claim.originalRequest
         self.sendsBody = job.claim.requestBody != nil || job.claim.uploadSource != nil
+        self.cookies = job.claim.cookies
         self.easy.delegate = self
     }
 
@@ -78,9 +113,15 @@ final class Transfer: CurlTransferDelegate {
     func prepare() throws {
         if let body = try UploadBodyReader(job: job) {
             uploadBody = body
+            if body.isStreamed { requestBodyStream() }
         }
         guard job.claim.kind == .download, let path = job.partialPath else { return }
-        let checkpoint = job.claim.checkpoint
+        var checkpoint = job.claim.checkpoint
+        if let recovered = recoverFinishedFile(to: path), var known = checkpoint {
+            // The whole file was synced before it was renamed: resume from all of it.
+            known.bytesOnDisk = recovered
+            checkpoint = known
+        }
         if let checkpoint, checkpoint.isResumable, let validator = checkpoint.validator {
             let opened = try PartialFile(path: path, keeping: checkpoint.bytesOnDisk)
             file = opened
@@ -99,13 +140,44 @@ final class Transfer: CurlTransferDelegate {
         }
     }
 
+    /// A previous owner died after renaming the finished file into place but before recording
+    /// the completion: put it back as the partial file. Returns its size when it did.
+    private func recoverFinishedFile(to partialPath: String) -> Int64? {
+        guard let finished = job.downloadPath, let size = FileOperations.size(of: finished),
+              FileOperations.size(of: partialPath) == nil, rename(finished, partialPath) == 0
+        else { return nil }
+        return size
+    }
+
+    /// `task.needNewBodyStream`: the task needs the body (again) and waits for the client to
+    /// stream it with `PUT /v1/tasks/{id}/body`. URLSession asks for a new stream whenever the
+    /// body must be sent again (a 307/308, an authentication round), since a stream cannot rewind.
+    func requestBodyStream() {
+        guard let uploadBody, uploadBody.isStreamed else { return }
+        bodyStreamGeneration += 1
+        uploadBody.beginStream(generation: bodyStreamGeneration)
+        isWaitingForBody = true
+        isReadPaused = false
+        emit(.taskNeedNewBodyStream, ["generation": .number(Double(bodyStreamGeneration))])
+    }
+
+    /// Whether a waiting transfer can start its exchange: the client began sending the body.
+    var bodyStreamHasStarted: Bool {
+        uploadBody?.spool?.hasStarted ?? true
+    }
+
+    /// Whether a paused read would now make progress.
+    var bodyStreamCanProgress: Bool {
+        uploadBody?.spool?.canProgress ?? true
+    }
+
     func emit(_ type: EventType, _ data: [String: JSONValue]) {
         report(.event(OwnerEvent(lease: lease, type: type, data: data)))
     }
 
     /// The transfer's state for a heartbeat; marks what it reports as reported.
     func snapshot() -> TransferSnapshot {
-        let snapshot = TransferSnapshot(
+        var snapshot = TransferSnapshot(
             job: job,
             bytesReceived: bytesReceived,
             bytesSent: bytesSent,
@@ -120,6 +192,13 @@ final class Transfer: CurlTransferDelegate {
         )
         if response != nil { responseReported = true }
         currentRequestReported = true
+        if job.receivesData, file == nil, body.count > dataReported {
+            // At most a heartbeat's worth per event; the rest follows on the next beats or at the end.
+            let end = min(body.count, dataReported + Self.maximumDataPerEvent)
+            snapshot.newData = Array(body[dataReported..<end])
+            snapshot.newDataOffset = Int64(dataReported)
+            dataReported = end
+        }
         return snapshot
     }
 
@@ -138,13 +217,20 @@ final class Transfer: CurlTransferDelegate {
             currentRequest: request,
             file: file,
             fileWasAlreadyComplete: fileWasAlreadyComplete,
-            responseBody: job.claim.kind == .download ? nil : body,
+            responseBody: job.claim.kind == .download || becameDownload ? nil : body,
             bytesReceived: bytesReceived,
             bytesSent: bytesSent,
             bytesExpectedToReceive: bytesExpectedToReceive,
             validator: validator,
             expectedTotalBytes: expectedTotalBytes,
-            metrics: taskMetrics
+            metrics: taskMetrics,
+            finalHead: heads.completed,
+            sentHeaders: sentHeaders,
+            requestTime: hopStarted,
+            responseTime: responseTime,
+            notModified: notModified,
+            becameDownload: becameDownload,
+            dataReported: dataReported
         )
     }
 }

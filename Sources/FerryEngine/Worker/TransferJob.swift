@@ -8,8 +8,18 @@ struct TransferJob: Sendable {
     /// Downloads: the partial file's name and path.
     var partialName: String?
     var partialPath: String?
+    /// Downloads: where the finished file goes.
+    var downloadPath: String?
     /// Uploads from a blob: its path.
     var uploadFilePath: String?
+    /// Streamed uploads: the tenant's folder of body streams.
+    var streamDirectory: String?
+    /// The decision events the task's delegate subscribes to: those pause the transfer.
+    var decisions: Set<EventType> = []
+    /// The delegate opted in to `dataTask.didReceiveData`: the body goes out in events too.
+    var receivesData = false
+    /// The URL cache's part, for tasks that use it.
+    var cache: CacheContext?
     var addressPolicy: AddressPolicy
     /// The most a data or upload task keeps of a response body.
     var maximumDataBytes: Int
@@ -23,6 +33,14 @@ struct TransferJob: Sendable {
     var requestTimeout: Double {
         claim.originalRequest.timeoutInterval ?? claim.configuration.timeoutIntervalForRequest
     }
+}
+
+/// What the URL cache decided for a task before its transfer.
+struct CacheContext: Sendable {
+    var key: String
+    /// The stored entry a conditional request revalidates (a 304 answers from it).
+    var entry: CachedResponse?
+    var conditionalHeaders: [CachedHeaderField]?
 }
 
 /// Per-host admission: the key under which `httpMaximumConnectionsPerHost` is counted.

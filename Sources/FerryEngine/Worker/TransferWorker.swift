@@ -93,6 +93,8 @@ private final class TransferWorkerLoop {
     let report: @Sendable (WorkerReport) -> Void
     let logger: Logger
     var transfers: [String: Transfer] = [:]
+    /// Transfers with a streamed body, which may wait for the client: checked every loop.
+    var streaming: [String: Transfer] = [:]
 
     init(multi: CurlMulti, worker: TransferWorker, report: @escaping @Sendable (WorkerReport) -> Void, logger: Logger) {
         self.multi = multi
@@ -105,23 +107,39 @@ private final class TransferWorkerLoop {
         while !(worker.shouldExit && transfers.isEmpty) {
             for command in worker.takeCommands() { handle(command) }
             do {
+                try resumeStreams()
                 try multi.perform()
                 for (easy, result) in multi.completedTransfers() {
                     guard let transfer = easy.delegate as? Transfer else { continue }
                     try multi.remove(easy)
                     if let end = transfer.exchangeFinished(result: result) {
                         finish(transfer, end)
-                    } else {
+                    } else if !transfer.isWaitingForBody, !transfer.isWaitingForDecision {
                         try multi.add(easy)
                     }
                 }
                 worker.setTransferCount(transfers.count)
-                try multi.poll(timeoutMilliseconds: 1000)
+                // A body arriving from a client is not a socket curl can watch: look again soon.
+                try multi.poll(timeoutMilliseconds: streaming.isEmpty ? 1000 : 20)
             } catch {
                 // curl's multi interface fails only on misuse or exhausted memory; log it and keep
                 // serving rather than spin, so other transfers are not lost with it.
                 logger.error("curl multi failure", metadata: ["error": "\(error)", "worker": "\(worker.index)"])
                 Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+    }
+
+    /// Starts the exchanges whose streamed body began arriving, and wakes reads that can go on.
+    private func resumeStreams() throws {
+        for transfer in streaming.values where !transfer.isWaitingForDecision {
+            if transfer.isWaitingForBody {
+                guard transfer.bodyStreamHasStarted else { continue }
+                transfer.isWaitingForBody = false
+                try multi.add(transfer.easy)
+            } else if transfer.isReadPaused, transfer.bodyStreamCanProgress {
+                transfer.isReadPaused = false
+                try transfer.easy.unpause()
             }
         }
     }
@@ -143,6 +161,19 @@ private final class TransferWorkerLoop {
             }
         case .snapshot(let reply):
             reply(transfers.values.map { $0.snapshot() })
+        case .decided(let taskID, let outcome):
+            guard let transfer = transfers[taskID] else { return }  // it ended meanwhile
+            switch transfer.resolve(outcome) {
+            case .none:
+                break
+            case .resumeBody:
+                try? transfer.easy.unpause()
+            case .startExchange:
+                try? multi.add(transfer.easy)
+            case .end(let end):
+                try? multi.remove(transfer.easy)
+                finish(transfer, end)
+            }
         }
     }
 
@@ -153,6 +184,9 @@ private final class TransferWorkerLoop {
             transfers[job.taskID] = transfer
             do {
                 try transfer.prepare()
+            } catch let failure as FileFailure where failure.isBusy {
+                finish(transfer, .fileBusy)
+                return
             } catch let failure as FileFailure {
                 logger.error("cannot open a transfer's file", metadata: ["task": "\(job.taskID)", "error": "\(failure)"])
                 let code: URLErrorCode = failure.operation == "open" ? .cannotCreateFile : .cannotWriteToFile
@@ -166,7 +200,9 @@ private final class TransferWorkerLoop {
                 return
             }
             try transfer.configureExchange()
-            try multi.add(transfer.easy)
+            if transfer.uploadBody?.isStreamed == true { streaming[job.taskID] = transfer }
+            transfer.announceDelayedStart()
+            if !transfer.isWaitingForBody, !transfer.isWaitingForDecision { try multi.add(transfer.easy) }
         } catch {
             logger.error("cannot start a transfer", metadata: ["task": "\(job.taskID)", "error": "\(error)"])
             if let transfer = transfers[job.taskID] {
@@ -177,6 +213,7 @@ private final class TransferWorkerLoop {
 
     private func finish(_ transfer: Transfer, _ end: TransferEnd) {
         transfers.removeValue(forKey: transfer.job.taskID)
+        streaming.removeValue(forKey: transfer.job.taskID)
         report(.ended(transfer.ended(end)))
     }
 }

@@ -1,3 +1,4 @@
+import Curl
 import FerryCore
 import Foundation
 
@@ -11,6 +12,8 @@ final class UploadBodyReader {
     private enum Source {
         case bytes([UInt8])
         case file(descriptor: Int32)
+        /// Streamed by the client; a new spool for every body stream the task asks for.
+        case stream(directory: String, taskID: String)
     }
 
     private let source: Source
@@ -18,9 +21,15 @@ final class UploadBodyReader {
     let length: Int64
     private(set) var offset: Int64 = 0
 
+    /// The current spool of a streamed body.
+    private(set) var spool: BodyStreamSpool?
+
     /// The body for a claimed task, or nil when it sends none.
     init?(job: TransferJob) throws {
-        if let path = job.uploadFilePath {
+        if job.claim.uploadSource == .stream, let directory = job.streamDirectory {
+            source = .stream(directory: directory, taskID: job.taskID)
+            length = transferSizeUnknown
+        } else if let path = job.uploadFilePath {
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { throw FileFailure(operation: "open", path: path, errno: errno) }
             var info = stat()
@@ -39,9 +48,36 @@ final class UploadBodyReader {
         if case .file(let fd) = source { close(fd) }
     }
 
+    var isStreamed: Bool {
+        if case .stream = source { return true }
+        return false
+    }
+
+    /// Starts reading the next body stream the task asks the client for.
+    func beginStream(generation: Int) {
+        guard case .stream(let directory, let taskID) = source else { return }
+        spool = BodyStreamSpool(directory: directory, taskID: taskID, generation: generation)
+        offset = 0
+    }
+
+    /// Reads a streamed body: bytes, end, nothing yet (`.pause`), or failure.
+    func readStream(into buffer: UnsafeMutableRawBufferPointer) -> CurlReadResult {
+        guard let spool else { return .abort }
+        switch spool.read(into: buffer) {
+        case .bytes(let count):
+            offset += Int64(count)
+            return .bytes(count)
+        case .end: return .bytes(0)
+        case .wouldBlock: return .pause
+        case .abandoned: return .abort
+        }
+    }
+
     /// Fills `buffer`; 0 at the end. Returns nil when the file cannot be read.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         switch source {
+        case .stream:
+            return nil
         case .bytes(let bytes):
             let start = Int(offset)
             let count = min(buffer.count, bytes.count - start)
@@ -63,6 +99,8 @@ final class UploadBodyReader {
     }
 
     func seek(to position: Int64) -> Bool {
+        // A stream cannot be rewound (URLSession asks for a new one instead); the start is fine.
+        if isStreamed { return position == offset }
         guard position >= 0, length < 0 || position <= length else { return false }
         offset = position
         return true

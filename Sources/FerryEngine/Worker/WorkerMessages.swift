@@ -11,6 +11,8 @@ enum WorkerCommand: Sendable {
     case stopAll(TransferEnd)
     /// Report where every transfer stands (for the heartbeat).
     case snapshot(@Sendable ([TransferSnapshot]) -> Void)
+    /// The answer to a transfer's decision event.
+    case decided(taskID: String, DecisionOutcome)
 }
 
 /// What a worker tells the engine, in the order things happened.
@@ -19,6 +21,10 @@ enum WorkerReport: Sendable {
     case event(OwnerEvent)
     /// A transfer ended; the engine decides what to write.
     case ended(EndedTransfer)
+    /// A decision event: written to the log, then (when subscribed) answered by the receiver.
+    case decision(DecisionRequest)
+    /// A response set cookies: the session's jar must learn them.
+    case cookies(CookieUpdate, handling: CookieHandling, sessionKind: SessionKind)
 }
 
 /// One running transfer at a heartbeat.
@@ -37,6 +43,9 @@ struct TransferSnapshot: Sendable {
     var validator: ResumeValidator?
     var url: String
     var expectedTotalBytes: Int64?
+    /// Body bytes not yet sent in `dataTask.didReceiveData` events, and where they start.
+    var newData: [UInt8] = []
+    var newDataOffset: Int64 = 0
 }
 
 /// A transfer that ended on a worker, with everything needed to record it.
@@ -55,4 +64,15 @@ struct EndedTransfer: Sendable {
     var validator: ResumeValidator?
     var expectedTotalBytes: Int64?
     var metrics: TaskMetrics
+    /// For the URL cache: the final response's head, the fields the request went out with,
+    /// when it was sent and answered, and whether a conditional request was answered 304.
+    var finalHead: ResponseHead? = nil
+    var sentHeaders: [String: String] = [:]
+    var requestTime = Date()
+    var responseTime = Date()
+    var notModified = false
+    /// A data task whose delegate answered `becomeDownload`: it ends as a download.
+    var becameDownload = false
+    /// How much of the body `dataTask.didReceiveData` events already carried.
+    var dataReported = 0
 }

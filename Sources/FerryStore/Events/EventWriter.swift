@@ -15,12 +15,14 @@ enum EventWriter {
     /// Appends a task event with the next gapless per-task sequence number.
     /// The task row must be locked by the transaction (it is whenever its state changes).
     @discardableResult
-    static func append(_ type: EventType, for task: TaskRef, data: [String: JSONValue], on connection: PostgresConnection) throws -> Int64 {
+    static func append(
+        _ type: EventType, for task: TaskRef, data: [String: JSONValue], id: String? = nil, on connection: PostgresConnection
+    ) throws -> Int64 {
         let sequence = try connection.query(
             "UPDATE tasks SET next_event_sequence = next_event_sequence + 1 WHERE id = $1 RETURNING next_event_sequence - 1",
             [task.taskID]
         )[0].decode(0, as: Int64.self)
-        try insert(type, tenantID: task.tenantID, sessionID: task.sessionID, taskID: task.taskID, sequence: sequence, data: data, on: connection)
+        try insert(type, id: id, tenantID: task.tenantID, sessionID: task.sessionID, taskID: task.taskID, sequence: sequence, data: data, on: connection)
         return sequence
     }
 
@@ -33,12 +35,12 @@ enum EventWriter {
             "UPDATE sessions SET next_event_sequence = next_event_sequence + 1 WHERE id = $1 RETURNING next_event_sequence - 1",
             [sessionID]
         )[0].decode(0, as: Int64.self)
-        try insert(type, tenantID: tenantID, sessionID: sessionID, taskID: nil, sequence: sequence, data: data, on: connection)
+        try insert(type, id: nil, tenantID: tenantID, sessionID: sessionID, taskID: nil, sequence: sequence, data: data, on: connection)
         return sequence
     }
 
     private static func insert(
-        _ type: EventType, tenantID: String, sessionID: String, taskID: String?, sequence: Int64,
+        _ type: EventType, id: String?, tenantID: String, sessionID: String, taskID: String?, sequence: Int64,
         data: [String: JSONValue], on connection: PostgresConnection
     ) throws {
         var payload = data
@@ -50,7 +52,7 @@ enum EventWriter {
             INSERT INTO events (id, tenant_id, session_id, task_id, sequence, type, data)
             VALUES ($1, $2, $3, $4, $5, $6, $7)
             """,
-            [IDs.make("evt"), tenantID, sessionID, taskID, sequence, type.rawValue, PostgresJSON(data: Data(JSONValue.object(payload).serialized()))]
+            [id ?? IDs.make("evt"), tenantID, sessionID, taskID, sequence, type.rawValue, PostgresJSON(data: Data(JSONValue.object(payload).serialized()))]
         )
         // Identical notifications within one transaction are folded into one by PostgreSQL.
         try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.events, tenantID])

@@ -5,6 +5,8 @@ import Foundation
 ///     <data>/tenants/<tenant id>/partial/<name>     downloads in progress (and kept for resume data)
 ///     <data>/tenants/<tenant id>/downloads/<name>   finished downloads
 ///     <data>/tenants/<tenant id>/blobs/<name>       uploaded blobs
+///     <data>/tenants/<tenant id>/cache/<name>       bodies of cached responses
+///     <data>/tenants/<tenant id>/streams/<name>     streamed upload bodies (<task>.<generation>.body, .done)
 ///
 /// Every name is one Ferry made (a resource id, maybe with a suffix); nothing from a request
 /// reaches a path, and `name` is checked anyway so a bug cannot escape the tenant's folder.
@@ -13,6 +15,10 @@ public struct TenantFiles: Sendable {
         case partial
         case downloads
         case blobs
+        /// Bodies of cached responses.
+        case cache
+        /// Bodies streamed with `PUT /v1/tasks/{id}/body`, on their way to the origin.
+        case streams
     }
 
     public let root: String
@@ -44,6 +50,12 @@ public struct TenantFiles: Sendable {
 
     /// The partial file of a download that has no checkpoint naming another one.
     public static func partialName(taskID: String) -> String { "\(taskID).part" }
+
+    /// The spool file of a streamed upload body, and the marker written once it is complete
+    /// (holding its length) or abandoned by the client.
+    public static func streamName(taskID: String, generation: Int) -> String { "\(taskID).\(generation).body" }
+    public static func streamDoneName(taskID: String, generation: Int) -> String { "\(taskID).\(generation).done" }
+    public static func streamAbandonedName(taskID: String, generation: Int) -> String { "\(taskID).\(generation).abandoned" }
 
     /// A finished download's name.
     public static func downloadName(taskID: String) -> String { taskID }

@@ -61,11 +61,13 @@ CREATE TABLE tasks (
     task_identifier             bigint NOT NULL,
     kind                        text NOT NULL CHECK (kind IN ('data', 'download', 'upload')),
     state                       text NOT NULL CHECK (state IN ('suspended', 'running', 'canceling', 'completed')),
-    priority                    real NOT NULL DEFAULT 0.5,
+    priority                    double precision NOT NULL DEFAULT 0.5,
     task_description            text,
     earliest_begin_at           timestamptz,
     original_request            jsonb NOT NULL,
     current_request             jsonb,
+    -- The host httpMaximumConnectionsPerHost counts this task against.
+    host                        text NOT NULL,
     response                    jsonb,
     upload_source               jsonb,
     bytes_received              bigint NOT NULL DEFAULT 0,
@@ -93,6 +95,9 @@ CREATE TABLE tasks (
     resource_deadline           timestamptz,
     -- What is safely on disk of a download, with its validators: where a resume starts.
     checkpoint                  jsonb,
+    -- uploadTask(withStreamedRequest:): the body stream the task currently asks for (1 for the
+    -- first; each task.needNewBodyStream asks for the next). 0: none asked for yet.
+    body_stream_generation      integer NOT NULL DEFAULT 0,
     -- The downloaded file's name in the tenant's area, once completed.
     download_file               text,
     next_event_sequence         bigint NOT NULL DEFAULT 1,
@@ -109,8 +114,11 @@ CREATE UNIQUE INDEX tasks_idempotency ON tasks (tenant_id, idempotency_key) WHER
 -- What the schedulers scan: runnable tasks nobody holds.
 CREATE INDEX tasks_claimable ON tasks (tenant_id, priority DESC, created_at)
     WHERE state = 'running' AND lease_owner IS NULL;
--- Leases to watch for expiry.
+-- Partial files that checkpoints refer to (resume data keeps them after the task ends).
+CREATE INDEX tasks_partial_file ON tasks ((checkpoint->>'partialFile')) WHERE checkpoint IS NOT NULL;
+-- Leases to watch for expiry, and live transfers per session and host (connection limits).
 CREATE INDEX tasks_leased ON tasks (lease_expires_at) WHERE lease_owner IS NOT NULL;
+CREATE INDEX tasks_leased_hosts ON tasks (session_id, host) WHERE lease_owner IS NOT NULL;
 
 -- Request bodies (inline uploads, httpBody) and data-task response bodies, apart from the task
 -- row so that listing tasks never reads them.
@@ -120,9 +128,58 @@ CREATE TABLE task_bodies (
     response_body  bytea
 );
 
+-- URLCredentialStorage of each session: a user and password per protection space.
+CREATE TABLE session_credentials (
+    id                     text PRIMARY KEY,
+    tenant_id              text NOT NULL REFERENCES tenants (id),
+    session_id             text NOT NULL REFERENCES sessions (id),
+    host                   text NOT NULL,
+    port                   integer NOT NULL,
+    protocol               text NOT NULL,
+    realm                  text,
+    authentication_method  text NOT NULL,
+    user_name              text NOT NULL,
+    password               text NOT NULL,
+    created_at             timestamptz NOT NULL DEFAULT now()
+);
+CREATE UNIQUE INDEX session_credentials_space ON session_credentials
+    (session_id, host, port, protocol, coalesce(realm, ''), authentication_method);
+
+-- The cookie storage of default and background sessions (ephemeral ones keep theirs in memory):
+-- one jar per session, read when a transfer starts and updated under the row's lock.
+CREATE TABLE session_cookies (
+    session_id  text PRIMARY KEY REFERENCES sessions (id),
+    jar         jsonb NOT NULL,
+    updated_at  timestamptz NOT NULL DEFAULT now()
+);
+
+-- The URL cache of default and background sessions: one entry per cache key, its body a file in
+-- the tenant's cache folder (ephemeral sessions cache in memory).
+CREATE TABLE cache_entries (
+    session_id    text NOT NULL REFERENCES sessions (id),
+    key           text NOT NULL,
+    entry         jsonb NOT NULL,
+    body_key      text NOT NULL,
+    body_size     bigint NOT NULL,
+    last_used_at  timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (session_id, key)
+);
+CREATE INDEX cache_entries_lru ON cache_entries (session_id, last_used_at);
+
+-- Bodies uploaded with PUT /v1/blobs, for uploadTask(fromFile:); the bytes are a file in the
+-- tenant's blobs folder named by the id.
+CREATE TABLE blobs (
+    id          text PRIMARY KEY,
+    tenant_id   text NOT NULL REFERENCES tenants (id),
+    size        bigint NOT NULL,
+    sha256      bytea NOT NULL,
+    created_at  timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX blobs_tenant ON blobs (tenant_id, created_at, id);
+
 -- The outbox: every event is written in the transaction of the state change it reports.
--- `position` orders all events; readers only see positions below the oldest transaction still
--- in flight (see FerryStore's event reader), so a cursor never skips an event that commits late.
+-- `position` orders all events; readers only go up to a horizon no open transaction can still
+-- write below (FerryStore's EventHorizon), so a cursor never skips an event that commits late.
 CREATE TABLE events (
     position    bigserial PRIMARY KEY,
     id          text NOT NULL UNIQUE,

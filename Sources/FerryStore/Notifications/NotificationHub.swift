@@ -26,6 +26,7 @@ public final class NotificationHub: Sendable {
 
     public static let channels = [
         NotificationChannel.work, NotificationChannel.control, NotificationChannel.taskCompleted, NotificationChannel.events,
+        NotificationChannel.sessionReset,
     ]
 
     public init(conninfo: String, logger: Logger) {
@@ -78,10 +79,12 @@ public final class NotificationHub: Sendable {
         } onCancel: {
             listener.stop()
         }
-        subscribers.withLock { subscribers in
-            for subscriber in subscribers.values { subscriber.continuation.finish() }
-            subscribers.removeAll()
+        // Finish outside the lock: finishing runs onTermination, which takes the lock itself.
+        let remaining = subscribers.withLock { subscribers in
+            defer { subscribers.removeAll() }
+            return Array(subscribers.values)
         }
+        for subscriber in remaining { subscriber.continuation.finish() }
     }
 
     private func broadcast(_ signal: Signal, channel: String?) {

@@ -16,20 +16,13 @@ public struct SessionStore: Sendable {
     public func create(tenantID: String, _ creation: SessionCreation) async throws -> (session: SessionRecord, reattached: Bool) {
         let configuration = try JSONColumn.encode(creation.configuration)
         return try await pool.withTransaction { connection in
-            if creation.configuration.kind == .background, let identifier = creation.configuration.identifier {
-                let existing = try connection.query(
-                    """
-                    SELECT \(Self.columns) FROM sessions
-                    WHERE tenant_id = $1 AND identifier = $2 AND kind = 'background' AND state = 'valid'
-                    """,
-                    [tenantID, identifier]
-                )
-                if let row = existing.first { return (try Self.decode(row), true) }
-            }
-            let rows = try connection.query(
+            // A concurrent creation with the same identifier makes this insert wait for it, then
+            // do nothing: both callers end up re-attached to the one session.
+            let inserted = try connection.query(
                 """
                 INSERT INTO sessions (id, tenant_id, kind, identifier, session_description, configuration)
                 VALUES ($1, $2, $3, $4, $5, $6)
+                ON CONFLICT (tenant_id, identifier) WHERE kind = 'background' AND state = 'valid' DO NOTHING
                 RETURNING \(Self.columns)
                 """,
                 [
@@ -37,7 +30,26 @@ public struct SessionStore: Sendable {
                     creation.sessionDescription, configuration,
                 ]
             )
-            return (try Self.decode(rows[0]), false)
+            let session: SessionRecord
+            let reattached: Bool
+            if let row = inserted.first {
+                (session, reattached) = (try Self.decode(row), false)
+            } else {
+                let existing = try connection.query(
+                    """
+                    SELECT \(Self.columns) FROM sessions
+                    WHERE tenant_id = $1 AND identifier = $2 AND kind = 'background' AND state = 'valid'
+                    """,
+                    [tenantID, creation.configuration.identifier]
+                )
+                guard let row = existing.first else { throw StoreError.conflict("The background session was invalidated meanwhile; create it again.") }
+                (session, reattached) = (try Self.decode(row), true)
+            }
+            // A re-created background session's new delegate replaces the old one.
+            if let delegate = creation.delegate {
+                try WebhookEndpointRows.attach(delegate, toSession: session.id, tenantID: tenantID, on: connection)
+            }
+            return (session, reattached)
         }
     }
 

@@ -7,6 +7,9 @@ public enum NotificationChannel {
     public static let control = "ferry_control"
     /// A task completed. Payload: the task id. Wakes long-polls on every instance.
     public static let taskCompleted = "ferry_task_completed"
+    /// A session was reset. Payload: the session id. Instances drop what they keep of it in memory
+    /// (an ephemeral session's cookies and cache).
+    public static let sessionReset = "ferry_session_reset"
     /// New events were written. Payload: the tenant id. Wakes webhook dispatchers and streams.
     public static let events = "ferry_events"
 }

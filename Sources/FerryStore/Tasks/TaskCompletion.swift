@@ -18,6 +18,8 @@ public struct TaskCompletion: Sendable {
     public var checkpoint: TransferCheckpoint?
     /// The response body of a data or upload task.
     public var responseBody: [UInt8]?
+    /// A data task whose delegate answered `becomeDownload`: it is a download task from now on.
+    public var becameDownload = false
 
     public init(
         response: HTTPResponseSnapshot? = nil, currentRequest: TransferRequest? = nil, error: TransferError? = nil,
@@ -54,6 +56,7 @@ public struct TaskCompletion: Sendable {
                 bytes_expected_to_receive = coalesce($8, bytes_expected_to_receive),
                 checkpoint = $9,
                 metrics = coalesce($10, metrics),
+                kind = CASE WHEN $11 THEN 'download' ELSE kind END,
                 lease_owner = NULL, lease_expires_at = NULL, stop_reason = NULL, not_before = NULL
             WHERE id = $1
             """,
@@ -62,6 +65,7 @@ public struct TaskCompletion: Sendable {
                 try JSONColumn.encodeOptional(currentRequest), downloadFile, bytesReceived, bytesSent,
                 bytesExpectedToReceive, try JSONColumn.encodeOptional(checkpoint),
                 metrics.map { PostgresJSON(data: Data($0.serialized())) },
+                becameDownload,
             ]
         )
         if let responseBody {
@@ -73,7 +77,7 @@ public struct TaskCompletion: Sendable {
                 [ref.taskID, responseBody]
             )
         }
-        if kind == .download, error == nil, downloadFile != nil {
+        if kind == .download || becameDownload, error == nil, downloadFile != nil {
             try EventWriter.append(
                 .downloadTaskDidFinishDownloadingTo, for: ref,
                 data: ["location": .string("/v1/tasks/\(ref.taskID)/file")], on: connection
@@ -93,16 +97,20 @@ public struct TaskCompletion: Sendable {
 /// `session.didBecomeInvalidWithError` once an invalidating session's last task has ended.
 enum SessionInvalidation {
     static func finishIfLastTask(sessionID: String, tenantID: String, on connection: PostgresConnection) throws {
-        let rows = try connection.query(
-            """
-            UPDATE sessions SET state = 'invalidated', invalidated_at = now()
-            WHERE id = $1 AND state IN ('finishing', 'canceling')
-              AND NOT EXISTS (SELECT 1 FROM tasks WHERE session_id = $1 AND state <> 'completed')
-            RETURNING id
-            """,
-            [sessionID]
+        // Only invalidating sessions are locked, which keeps the common path lock-free. The lock
+        // serialises the last tasks ending together; the check runs as a statement of its own so it
+        // sees, with a fresh snapshot, what the transaction it waited for committed.
+        let invalidating = try connection.query(
+            "SELECT 1 FROM sessions WHERE id = $1 AND state IN ('finishing', 'canceling') FOR UPDATE", [sessionID]
         )
-        guard !rows.isEmpty else { return }
+        guard !invalidating.isEmpty else { return }
+        let outstanding = try connection.query(
+            "SELECT 1 FROM tasks WHERE session_id = $1 AND state <> 'completed' LIMIT 1", [sessionID]
+        )
+        guard outstanding.isEmpty else { return }
+        try connection.execute(
+            "UPDATE sessions SET state = 'invalidated', invalidated_at = now() WHERE id = $1", [sessionID]
+        )
         try EventWriter.appendSessionEvent(
             .sessionDidBecomeInvalidWithError, tenantID: tenantID, sessionID: sessionID, data: ["error": .null], on: connection
         )

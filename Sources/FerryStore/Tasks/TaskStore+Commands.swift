@@ -14,48 +14,62 @@ extension TaskStore {
     public func apply(
         _ command: TaskLifecycle.Command, tenantID: String, taskID: String, resumeData: ResumeDataIssuer
     ) async throws -> CommandResult {
-        try await pool.withTransaction { connection in
-            let row = try TaskRow.lock(tenantID: tenantID, taskID: taskID, on: connection)
-            let task = try TaskRow.decode(row)
-            var lifecycle = TaskLifecycle(state: task.state, isOwned: try row.decode("is_owned", as: Bool.self))
-            let action = lifecycle.apply(command)
-            switch action {
-            case .none:
-                break
-            case .schedule:
-                try connection.execute(
-                    """
-                    UPDATE tasks SET state = 'running', stop_reason = NULL, updated_at = now(),
-                                     started_at = coalesce(started_at, now())
-                    WHERE id = $1
-                    """,
-                    [taskID]
-                )
-                try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.work, taskID])
-            case .unschedule:
-                try connection.execute("UPDATE tasks SET state = 'suspended', updated_at = now() WHERE id = $1", [taskID])
-            case .stopTransfer(let reason):
-                try connection.execute(
-                    "UPDATE tasks SET state = $2, stop_reason = $3, updated_at = now() WHERE id = $1",
-                    [taskID, lifecycle.state.rawValue, reason.rawValue]
-                )
-                let owner = try row.decode("lease_owner", as: String?.self) ?? ""
-                try connection.execute(
-                    "SELECT pg_notify($1, $2)", [NotificationChannel.control, "\(taskID) \(owner) \(reason.rawValue)"]
-                )
-            case .completeCancelled(let producingResumeData):
-                let checkpoint = try row.decodeJSONIfPresent("checkpoint", as: TransferCheckpoint.self)
-                let token = producingResumeData
-                    ? resumeData.token(tenantID: tenantID, taskID: taskID, originalRequest: task.originalRequest, checkpoint: checkpoint)
-                    : nil
-                let completion = TaskCompletion(
-                    error: TransferError(code: .cancelled, failingURL: task.currentRequest?.url ?? task.originalRequest.url, resumeData: token),
-                    checkpoint: token == nil ? nil : checkpoint
-                )
-                let ref = EventWriter.TaskRef(tenantID: tenantID, sessionID: task.sessionID, taskID: taskID)
-                try completion.write(ref, kind: task.kind, on: connection)
-            }
-            return CommandResult(task: try TaskRow.find(tenantID: tenantID, taskID: taskID, on: connection), action: action)
+        try await pool.withRetriedTransaction { connection in
+            try Self.apply(command, tenantID: tenantID, taskID: taskID, resumeData: resumeData, on: connection)
         }
+    }
+
+    /// The command inside the caller's transaction (also used to cancel a whole session's tasks).
+    static func apply(
+        _ command: TaskLifecycle.Command, tenantID: String, taskID: String, resumeData: ResumeDataIssuer,
+        on connection: PostgresConnection
+    ) throws -> CommandResult {
+        let row = try TaskRow.lock(tenantID: tenantID, taskID: taskID, on: connection)
+        let task = try TaskRow.decode(row)
+        var lifecycle = TaskLifecycle(state: task.state, isOwned: try row.decode("is_owned", as: Bool.self))
+        let action = lifecycle.apply(command)
+        switch action {
+        case .none:
+            break
+        case .schedule:
+            // A lease left by an owner that died is void: clear it so the task can be claimed.
+            try connection.execute(
+                """
+                UPDATE tasks SET state = 'running', stop_reason = NULL, updated_at = now(),
+                                 started_at = coalesce(started_at, now()),
+                                 lease_owner = CASE WHEN $2 THEN lease_owner END,
+                                 lease_expires_at = CASE WHEN $2 THEN lease_expires_at END
+                WHERE id = $1
+                """,
+                [taskID, lifecycle.isOwned]
+            )
+            try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.work, taskID])
+        case .unschedule:
+            try connection.execute(
+                "UPDATE tasks SET state = 'suspended', lease_owner = NULL, lease_expires_at = NULL, updated_at = now() WHERE id = $1",
+                [taskID]
+            )
+        case .stopTransfer(let reason):
+            try connection.execute(
+                "UPDATE tasks SET state = $2, stop_reason = $3, updated_at = now() WHERE id = $1",
+                [taskID, lifecycle.state.rawValue, reason.rawValue]
+            )
+            let owner = try row.decode("lease_owner", as: String?.self) ?? ""
+            try connection.execute(
+                "SELECT pg_notify($1, $2)", [NotificationChannel.control, "\(taskID) \(owner) \(reason.rawValue)"]
+            )
+        case .completeCancelled(let producingResumeData):
+            let checkpoint = try row.decodeJSONIfPresent("checkpoint", as: TransferCheckpoint.self)
+            let token = producingResumeData
+                ? resumeData.token(tenantID: tenantID, taskID: taskID, originalRequest: task.originalRequest, checkpoint: checkpoint)
+                : nil
+            let completion = TaskCompletion(
+                error: TransferError(code: .cancelled, failingURL: task.currentRequest?.url ?? task.originalRequest.url, resumeData: token),
+                checkpoint: token == nil ? nil : checkpoint
+            )
+            let ref = EventWriter.TaskRef(tenantID: tenantID, sessionID: task.sessionID, taskID: taskID)
+            try completion.write(ref, kind: task.kind, on: connection)
+        }
+        return CommandResult(task: try TaskRow.find(tenantID: tenantID, taskID: taskID, on: connection), action: action)
     }
 }

@@ -34,24 +34,24 @@ public struct TaskStore: Sendable {
 
     /// Creates a task in a session, suspended unless `startsImmediately`. With an idempotency key
     /// that was already used for the same body, returns that task instead (`created` false).
+    /// - Parameter host: the request URL's host, which `httpMaximumConnectionsPerHost` counts against.
     public func create(
-        tenantID: String, sessionID: String, _ creation: TaskCreation, request: TransferRequest, origin: Origin
+        tenantID: String, sessionID: String, _ creation: TaskCreation, request: TransferRequest, host: String, origin: Origin
     ) async throws -> (task: TaskRecord, created: Bool) {
-        let originalRequest = try JSONColumn.encode(request)
         let uploadSource = try JSONColumn.encodeOptional(creation.uploadBody.map(UploadSource.init))
         let checkpoint = try JSONColumn.encodeOptional(origin.checkpoint)
         let requestBody: [UInt8]? = switch creation.uploadBody {
         case .inline(let bytes): bytes
         default: creation.requestBody
         }
-        let bytesToSend: Int64 = switch creation.uploadBody {
+        let inlineBytesToSend: Int64 = switch creation.uploadBody {
         case .inline(let bytes): Int64(bytes.count)
         case .stream: transferSizeUnknown
         case .blob, nil: Int64(creation.requestBody?.count ?? 0)
         }
         do {
             return try await pool.withTransaction { connection in
-                if let existing = try Self.findIdempotent(tenantID: tenantID, origin: origin, on: connection) {
+                if let existing = try Self.findIdempotent(tenantID: tenantID, sessionID: sessionID, origin: origin, on: connection) {
                     return (existing, false)
                 }
                 let session = try connection.query(
@@ -78,23 +78,38 @@ public struct TaskStore: Sendable {
                     "UPDATE sessions SET next_task_identifier = next_task_identifier + 1 WHERE id = $1 RETURNING next_task_identifier - 1",
                     [sessionID]
                 )[0].decode(0, as: Int64.self)
+                var bytesToSend = inlineBytesToSend
+                var request = request
+                if case .blob(let blobID) = creation.uploadBody {
+                    guard let blob = try connection.query(
+                        "SELECT size FROM blobs WHERE tenant_id = $1 AND id = $2", [tenantID, blobID]
+                    ).first else {
+                        throw StoreError.invalidReference(field: "body.blob", message: "there is no blob \(blobID); upload it with PUT /v1/blobs first.")
+                    }
+                    bytesToSend = try blob.decode("size", as: Int64.self)
+                    request.httpBodyLength = bytesToSend
+                }
+                let originalRequest = try JSONColumn.encode(request)
                 let taskID = IDs.make("tsk")
                 let state: TaskState = creation.startsImmediately ? .running : .suspended
                 try connection.execute(
                     """
                     INSERT INTO tasks (id, tenant_id, session_id, task_identifier, kind, state, priority, task_description,
                                        earliest_begin_at, not_before, original_request, upload_source, bytes_expected_to_send,
-                                       checkpoint, idempotency_key, idempotency_fingerprint,
+                                       checkpoint, idempotency_key, idempotency_fingerprint, host,
                                        started_at)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $14, $15,
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $14, $15, $16,
                             CASE WHEN $6 = 'running' THEN now() END)
                     """,
                     [
                         taskID, tenantID, sessionID, taskIdentifier, creation.kind.rawValue, state.rawValue, creation.priority,
                         creation.taskDescription, creation.earliestBeginDate, originalRequest, uploadSource, bytesToSend,
-                        checkpoint, origin.idempotencyKey, origin.fingerprint,
+                        checkpoint, origin.idempotencyKey, origin.fingerprint, host.lowercased(),
                     ]
                 )
+                if let delegate = creation.delegate {
+                    try WebhookEndpointRows.attach(delegate, toTask: taskID, sessionID: sessionID, tenantID: tenantID, on: connection)
+                }
                 if let requestBody {
                     try connection.execute("INSERT INTO task_bodies (task_id, request_body) VALUES ($1, $2)", [taskID, requestBody])
                 }
@@ -109,7 +124,7 @@ public struct TaskStore: Sendable {
         } catch let error as PostgresError where error.isUniqueViolation && origin.idempotencyKey != nil {
             // Two requests with the same key raced; the other one created the task.
             return try await pool.withConnection { connection in
-                guard let existing = try Self.findIdempotent(tenantID: tenantID, origin: origin, on: connection) else { throw error }
+                guard let existing = try Self.findIdempotent(tenantID: tenantID, sessionID: sessionID, origin: origin, on: connection) else { throw error }
                 return (existing, false)
             }
         }
@@ -191,15 +206,17 @@ public struct TaskStore: Sendable {
         }
     }
 
-    private static func findIdempotent(tenantID: String, origin: Origin, on connection: PostgresConnection) throws -> TaskRecord? {
+    /// The task an idempotency key already made — for the same session and body, else the key is
+    /// being reused for a different request.
+    private static func findIdempotent(tenantID: String, sessionID: String, origin: Origin, on connection: PostgresConnection) throws -> TaskRecord? {
         guard let key = origin.idempotencyKey else { return nil }
         guard let row = try connection.query(
             "SELECT \(TaskRow.columns), idempotency_fingerprint FROM tasks WHERE tenant_id = $1 AND idempotency_key = $2",
             [tenantID, key]
         ).first else { return nil }
-        guard try row.decode("idempotency_fingerprint", as: [UInt8]?.self) == origin.fingerprint else {
-            throw StoreError.idempotencyKeyReused
-        }
+        guard try row.decode("idempotency_fingerprint", as: [UInt8]?.self) == origin.fingerprint,
+              try row.decode("session_id", as: String.self) == sessionID
+        else { throw StoreError.idempotencyKeyReused }
         return try TaskRow.decode(row)
     }
 }

@@ -31,8 +31,8 @@ public struct TenantStore: Sendable {
         return (tenant, apiKey)
     }
 
-    /// The active tenant an API key belongs to, or nil for an unknown, revoked or malformed key
-    /// (the caller answers 401 for all of them alike).
+    /// The tenant an API key belongs to (suspended ones too: the caller tells them apart), or nil
+    /// for an unknown or revoked key (the caller answers 401 for both alike).
     public func authenticate(_ key: ParsedAPIKey) async throws -> TenantRecord? {
         try await pool.withConnection { connection in
             let rows = try connection.query(
@@ -61,11 +61,14 @@ public struct TenantStore: Sendable {
         }
     }
 
-    static func insertKey(_ key: ParsedAPIKey, tenantID: String, on connection: PostgresConnection) throws {
+    @discardableResult
+    static func insertKey(_ key: ParsedAPIKey, tenantID: String, on connection: PostgresConnection) throws -> String {
+        let id = IDs.make("key")
         try connection.execute(
             "INSERT INTO api_keys (id, tenant_id, lookup_prefix, key_hash) VALUES ($1, $2, $3, $4)",
-            [IDs.make("key"), tenantID, key.lookupPrefix, key.hash]
+            [id, tenantID, key.lookupPrefix, key.hash]
         )
+        return id
     }
 
     static let columns = columns(prefix: "")

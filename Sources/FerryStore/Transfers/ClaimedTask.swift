@@ -19,12 +19,22 @@ public struct ClaimedTask: Sendable {
     /// When `timeoutIntervalForResource` runs out, counted from the task's first start.
     public var resourceDeadline: Date
     public var bytesExpectedToSend: Int64
+    /// The session's credential storage, for answering authentication challenges.
+    public var credentials: [StoredCredential] = []
+    /// `earliestBeginDate`, when the task was held back until then.
+    public var earliestBeginDate: Date?
+    /// The tenant's `maxTaskBytes` quota: the most this task may receive.
+    public var maxTaskBytes: Int64?
+    /// The session's cookies when the transfer started.
+    public var cookies = CookieJar()
 
     public init(
         taskID: String, tenantID: String, sessionID: String, kind: TaskKind, leaseEpoch: Int64, previousAttempts: Int,
         configuration: SessionConfiguration, originalRequest: TransferRequest, requestBody: [UInt8]?,
-        uploadSource: UploadSource?, checkpoint: TransferCheckpoint?, resourceDeadline: Date, bytesExpectedToSend: Int64
+        uploadSource: UploadSource?, checkpoint: TransferCheckpoint?, resourceDeadline: Date, bytesExpectedToSend: Int64,
+        maxTaskBytes: Int64? = nil
     ) {
+        self.maxTaskBytes = maxTaskBytes
         self.taskID = taskID
         self.tenantID = tenantID
         self.sessionID = sessionID

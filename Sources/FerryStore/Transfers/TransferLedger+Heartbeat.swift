@@ -91,7 +91,7 @@ extension TransferLedger {
                 [instanceID, leaseSeconds, ids, epochs, received, sent, expectedReceive, expectedSend, checkpoints, responses, requests]
             )
             if !withEvents.isEmpty {
-                try connection.execute(
+                let notified = try connection.query(
                     """
                     WITH wanted AS (
                         SELECT * FROM unnest($2::text[], $3::int8[], $4::text[], $5::text[]) AS u(id, epoch, type, data)
@@ -105,10 +105,12 @@ extension TransferLedger {
                     SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), b.tenant_id, b.session_id, b.id, b.sequence, w.type,
                            w.data::jsonb || jsonb_build_object('sessionId', b.session_id, 'taskId', b.id, 'sequence', b.sequence)
                     FROM bumped b JOIN wanted w ON w.id = b.id
+                    RETURNING tenant_id
                     """,
                     [instanceID, eventIDs, eventEpochs, eventTypes, eventData]
                 )
-                try connection.execute("SELECT pg_notify($1, '')", [NotificationChannel.events])
+                let tenants = Array(Set(try notified.map { try $0.decode(0, as: String.self) }))
+                try connection.execute("SELECT pg_notify($1, tenant) FROM unnest($2::text[]) AS tenant", [NotificationChannel.events, tenants])
             }
             var result = HeartbeatResult()
             var held: Set<LeaseToken> = []

@@ -16,11 +16,14 @@ public struct OwnerEvent: Sendable {
     public var lease: LeaseToken
     public var type: EventType
     public var data: [String: JSONValue]
+    /// Chosen by the owner when it must refer to the event afterwards (a decision it asks for).
+    public var id: String?
 
-    public init(lease: LeaseToken, type: EventType, data: [String: JSONValue]) {
+    public init(lease: LeaseToken, type: EventType, data: [String: JSONValue], id: String? = nil) {
         self.lease = lease
         self.type = type
         self.data = data
+        self.id = id
     }
 }
 
@@ -42,9 +45,17 @@ extension TransferLedger {
                 let ref = EventWriter.TaskRef(
                     tenantID: try row.decode("tenant_id"), sessionID: try row.decode("session_id"), taskID: lease.taskID
                 )
+                let kind = TaskKind(rawValue: try row.decode("kind")) ?? .data
+                let isCanceling = try row.decode("state", as: String.self) == TaskState.canceling.rawValue
                 switch outcome {
                 case .completed(let completion):
-                    try completion.write(ref, kind: TaskKind(rawValue: try row.decode("kind")) ?? .data, on: connection)
+                    try completion.write(ref, kind: kind, on: connection)
+                case .released(_, _, let bytesReceived, let bytesSent) where isCanceling:
+                    // Cancelled while being handed back: nobody would claim it any more, so end it here.
+                    let failingURL = try row.decodeJSON("original_request", as: TransferRequest.self).url
+                    try TaskCompletion(
+                        error: TransferError(code: .cancelled, failingURL: failingURL), bytesReceived: bytesReceived, bytesSent: bytesSent
+                    ).write(ref, kind: kind, on: connection)
                 case .released(let checkpoint, let notBefore, let bytesReceived, let bytesSent):
                     try connection.execute(
                         """
@@ -77,7 +88,11 @@ extension TransferLedger {
                     }
                 }
                 guard let ref = refs[event.lease] ?? nil else { continue }
-                try EventWriter.append(event.type, for: ref, data: event.data, on: connection)
+                if event.type == .taskNeedNewBodyStream, case .number(let generation)? = event.data["generation"] {
+                    // The API accepts a streamed body for the generation the task asks for.
+                    try connection.execute("UPDATE tasks SET body_stream_generation = $2 WHERE id = $1", [ref.taskID, Int(generation)])
+                }
+                try EventWriter.append(event.type, for: ref, data: event.data, id: event.id, on: connection)
             }
         }
     }
@@ -85,7 +100,7 @@ extension TransferLedger {
     static func lockOwned(_ lease: LeaseToken, instanceID: String, on connection: PostgresConnection) throws -> PostgresRow? {
         try connection.query(
             """
-            SELECT tenant_id, session_id, kind FROM tasks
+            SELECT tenant_id, session_id, kind, state, original_request FROM tasks
             WHERE id = $1 AND lease_epoch = $2 AND lease_owner = $3
             FOR UPDATE
             """,

@@ -10,21 +10,43 @@ extension TransferLedger {
     /// - default and ephemeral sessions: the task completes with -1005 (network connection
     ///   lost), carrying resume data when its download can be resumed;
     /// - a task being cancelled completes with -999; a suspended one just loses its owner.
+    ///
+    /// This instance's own leases are left to its heartbeat even when late (a busy instance
+    /// renews them as long as nobody else took them over).
     /// Returns the number of leases taken over.
     @discardableResult
     public func reapExpiredLeases(resumeData: ResumeDataIssuer, limit: Int = 100) async throws -> Int {
-        try await pool.withTransaction { connection in
+        try await reap(
+            "t.lease_owner IS NOT NULL AND t.lease_owner <> $2 AND t.lease_expires_at < now()", resumeData: resumeData, limit: limit
+        )
+    }
+
+    /// At start: the leases held under this instance's name belong to a previous process of the
+    /// same name (a restart with a fixed FERRY_INSTANCE_ID), which holds nothing any more.
+    @discardableResult
+    public func reapLeasesOfPreviousLife(resumeData: ResumeDataIssuer) async throws -> Int {
+        var total = 0
+        while true {
+            let reaped = try await reap("t.lease_owner = $2", resumeData: resumeData, limit: 500)
+            total += reaped
+            if reaped < 500 { return total }
+        }
+    }
+
+    private func reap(_ condition: String, resumeData: ResumeDataIssuer, limit: Int) async throws -> Int {
+        let instanceID = self.instanceID
+        return try await pool.withTransaction { connection in
             let rows = try connection.query(
                 """
                 SELECT t.id, t.tenant_id, t.session_id, t.kind, t.state, t.original_request, t.current_request,
-                       t.checkpoint, s.kind AS session_kind
+                       t.checkpoint, t.stop_reason, s.kind AS session_kind
                 FROM tasks t JOIN sessions s ON s.id = t.session_id
-                WHERE t.lease_owner IS NOT NULL AND t.lease_expires_at < now()
+                WHERE \(condition)
                 ORDER BY t.lease_expires_at
                 LIMIT $1
                 FOR UPDATE OF t SKIP LOCKED
                 """,
-                [limit]
+                [limit, instanceID]
             )
             for row in rows {
                 let taskID: String = try row.decode("id")
@@ -39,8 +61,14 @@ extension TransferLedger {
 
                 switch (state, sessionKind) {
                 case (.canceling, _):
-                    try TaskCompletion(error: TransferError(code: .cancelled, failingURL: failingURL))
-                        .write(ref, kind: kind, on: connection)
+                    let producesResumeData = try row.decode("stop_reason", as: String?.self) == TaskLifecycle.StopReason.cancelProducingResumeData.rawValue
+                    let token = producesResumeData
+                        ? resumeData.token(tenantID: tenantID, taskID: taskID, originalRequest: originalRequest, checkpoint: checkpoint)
+                        : nil
+                    try TaskCompletion(
+                        error: TransferError(code: .cancelled, failingURL: failingURL, resumeData: token),
+                        checkpoint: token == nil ? nil : checkpoint
+                    ).write(ref, kind: kind, on: connection)
                 case (.running, .default), (.running, .ephemeral):
                     let token = resumeData.token(tenantID: tenantID, taskID: taskID, originalRequest: originalRequest, checkpoint: checkpoint)
                     try TaskCompletion(

@@ -20,25 +20,63 @@ public struct TransferLedger: Sendable {
 
     var leaseSeconds: Double { Double(leaseDuration.components.seconds) + Double(leaseDuration.components.attoseconds) / 1e18 }
 
-    /// Claims up to `limit` runnable tasks, sharing fairly across tenants: the first waiting task
-    /// of every tenant comes before the second of any, and so on; within a tenant, by priority
-    /// then age. `FOR UPDATE SKIP LOCKED` lets several instances claim at once without waiting.
+    /// Any 64-bit number unique to this purpose: claims are serialised across instances.
+    static let claimLockKey: Int64 = 0x6665_7272_7901
+
+    /// Claims up to `limit` runnable tasks.
+    ///
+    /// - Fair across tenants: the first eligible task of every tenant comes before the second of
+    ///   any, and so on, so one tenant's ten thousand queued tasks never starve another's one.
+    /// - Within a session, by `priority`, then age.
+    /// - `httpMaximumConnectionsPerHost` holds for the whole cluster: a task is eligible only while
+    ///   its session has fewer live transfers to its host than the limit; likewise a tenant's
+    ///   `maxConcurrentTransfers`. Claims are serialised by an advisory lock so two instances
+    ///   cannot both take the last slot. Tasks held back stay queued, their timeouts not running.
     public func claim(limit: Int) async throws -> [ClaimedTask] {
         guard limit > 0 else { return [] }
         let instanceID = self.instanceID
         let leaseSeconds = self.leaseSeconds
         return try await pool.withTransaction { connection in
+            try connection.execute("SELECT pg_advisory_xact_lock($1)", [Self.claimLockKey])
             let claimed = try connection.query(
                 """
-                WITH candidates AS (
-                    SELECT id, created_at,
-                           row_number() OVER (PARTITION BY tenant_id ORDER BY priority DESC, created_at) AS tenant_rank
-                    FROM tasks
-                    WHERE state = 'running' AND lease_owner IS NULL AND (not_before IS NULL OR not_before <= now())
-                ), picked AS (
-                    SELECT t.id FROM tasks t JOIN candidates c ON c.id = t.id
+                WITH live AS (
+                    SELECT tenant_id, session_id, host FROM tasks
+                    WHERE lease_owner IS NOT NULL AND lease_expires_at > now()
+                ), per_host AS (
+                    SELECT session_id, host, count(*) AS n FROM live GROUP BY session_id, host
+                ), per_tenant AS (
+                    SELECT tenant_id, count(*) AS n FROM live GROUP BY tenant_id
+                ), host_ranked AS (
+                    SELECT t.id, t.tenant_id, t.created_at, t.priority,
+                           row_number() OVER (PARTITION BY t.session_id, t.host ORDER BY t.priority DESC, t.created_at)
+                               + coalesce(h.n, 0) AS host_slot,
+                           (s.configuration->>'httpMaximumConnectionsPerHost')::int AS host_limit,
+                           ten.max_concurrent_transfers AS tenant_limit
+                    FROM tasks t
+                    JOIN sessions s ON s.id = t.session_id
+                    JOIN tenants ten ON ten.id = t.tenant_id
+                    LEFT JOIN per_host h ON h.session_id = t.session_id AND h.host = t.host
                     WHERE t.state = 'running' AND t.lease_owner IS NULL
-                    ORDER BY c.tenant_rank, c.created_at
+                      AND (t.not_before IS NULL OR t.not_before <= now())
+                      AND ten.status = 'active'
+                ), tenant_ranked AS (
+                    -- Ranked within the tenant only among tasks their host limit lets through, so a
+                    -- task held back by its host does not use up one of the tenant's slots.
+                    SELECT h.id, h.tenant_id, h.created_at, h.tenant_limit,
+                           row_number() OVER (PARTITION BY h.tenant_id ORDER BY h.priority DESC, h.created_at)
+                               + coalesce(pt.n, 0) AS tenant_slot
+                    FROM host_ranked h LEFT JOIN per_tenant pt ON pt.tenant_id = h.tenant_id
+                    WHERE h.host_slot <= h.host_limit
+                ), eligible AS (
+                    SELECT id, created_at,
+                           row_number() OVER (PARTITION BY tenant_id ORDER BY tenant_slot) AS fair_rank
+                    FROM tenant_ranked
+                    WHERE tenant_limit IS NULL OR tenant_slot <= tenant_limit
+                ), picked AS (
+                    SELECT t.id FROM tasks t JOIN eligible e ON e.id = t.id
+                    WHERE t.state = 'running' AND t.lease_owner IS NULL
+                    ORDER BY e.fair_rank, e.created_at
                     LIMIT $2
                     FOR UPDATE OF t SKIP LOCKED
                 )
@@ -62,15 +100,37 @@ public struct TransferLedger: Sendable {
             let ids = try claimed.map { try $0.decode(0, as: String.self) }
             let rows = try connection.query(
                 """
-                SELECT t.id, t.tenant_id, t.session_id, t.kind, t.lease_epoch, t.attempt_count, t.original_request,
+                SELECT t.id, t.tenant_id, t.session_id, t.kind, t.lease_epoch, t.attempt_count, t.original_request, t.earliest_begin_at,
                        t.upload_source, t.checkpoint, t.resource_deadline, t.bytes_expected_to_send,
-                       s.configuration, b.request_body
-                FROM tasks t JOIN sessions s ON s.id = t.session_id LEFT JOIN task_bodies b ON b.task_id = t.id
+                       s.configuration, b.request_body, ten.max_task_bytes
+                FROM tasks t JOIN sessions s ON s.id = t.session_id JOIN tenants ten ON ten.id = t.tenant_id
+                LEFT JOIN task_bodies b ON b.task_id = t.id
                 WHERE t.id = ANY($1)
                 """,
                 [ids]
             )
-            return try rows.map(Self.decodeClaim)
+            var claims = try rows.map { row in
+                var claim = try Self.decodeClaim(row)
+                claim.earliestBeginDate = try row.decode("earliest_begin_at")
+                return claim
+            }
+            var credentialsBySession: [String: [StoredCredential]] = [:]
+            var jarsBySession: [String: CookieJar] = [:]
+            for index in claims.indices {
+                let sessionID = claims[index].sessionID
+                if credentialsBySession[sessionID] == nil {
+                    credentialsBySession[sessionID] = try CredentialStore.credentials(ofSession: sessionID, on: connection)
+                }
+                claims[index].credentials = credentialsBySession[sessionID] ?? []
+                // Ephemeral sessions keep their cookies in the engine's memory, not here.
+                if claims[index].configuration.kind != .ephemeral {
+                    if jarsBySession[sessionID] == nil {
+                        jarsBySession[sessionID] = try CookieStore.jar(ofSession: sessionID, on: connection)
+                    }
+                    claims[index].cookies = jarsBySession[sessionID] ?? CookieJar()
+                }
+            }
+            return claims
         }
     }
 
@@ -88,7 +148,8 @@ public struct TransferLedger: Sendable {
             uploadSource: try row.decodeJSONIfPresent("upload_source", as: UploadSource.self),
             checkpoint: try row.decodeJSONIfPresent("checkpoint", as: TransferCheckpoint.self),
             resourceDeadline: try row.decode("resource_deadline"),
-            bytesExpectedToSend: try row.decode("bytes_expected_to_send")
+            bytesExpectedToSend: try row.decode("bytes_expected_to_send"),
+            maxTaskBytes: try row.decode("max_task_bytes")
         )
     }
 }

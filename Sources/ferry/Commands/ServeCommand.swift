@@ -3,10 +3,12 @@ import FerryAPI
 import FerryCore
 import FerryEngine
 import FerryStore
+import FerryWebhooks
 import Foundation
 import Hummingbird
 import Logging
 import Postgres
+import Prometheus
 import ServiceLifecycle
 
 /// `ferry serve`: the API, the transfer engine and the notification listener, as services of
@@ -19,13 +21,14 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let settings = try options.resolve()
         LogSetup.bootstrap(json: settings.logsAsJSON)
+        let metrics = MetricsSetup.bootstrap()
         var logger = Logger(label: "ferry")
         logger[metadataKey: "instance"] = .string(settings.instanceID)
 
         let opened = try await DatabaseLauncher(settings: settings, role: .server, logger: logger)
             .open(poolSize: 16, applicationName: "ferry \(settings.instanceID)")
         do {
-            try await serve(settings: settings, opened: opened, logger: logger)
+            try await serve(settings: settings, opened: opened, metrics: metrics, logger: logger)
         } catch {
             await opened.close()
             throw error
@@ -33,7 +36,7 @@ struct ServeCommand: AsyncParsableCommand {
         await opened.close()
     }
 
-    private func serve(settings: FerrySettings, opened: DatabaseLauncher.Opened, logger: Logger) async throws {
+    private func serve(settings: FerrySettings, opened: DatabaseLauncher.Opened, metrics: PrometheusCollectorRegistry, logger: Logger) async throws {
         let database = opened.database
         if let generated = try await database.settings.ensureAdminToken(configured: settings.adminToken) {
             // Shown once, on the first start; only its hash is stored.
@@ -49,6 +52,12 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let resumeData = ResumeDataIssuer(signingKey: try await database.settings.resumeDataSigningKey())
         let hub = NotificationHub(conninfo: opened.conninfo, logger: logger)
+        let webhooks = try WebhookService(
+            configuration: WebhookConfiguration(
+                instanceID: settings.instanceID, addressPolicy: AddressPolicy(allowedNetworks: settings.allowedNetworks)
+            ),
+            database: database, hub: hub, logger: logger
+        )
         let engine = TransferEngine(
             configuration: EngineConfiguration(
                 instanceID: settings.instanceID,
@@ -58,12 +67,13 @@ struct ServeCommand: AsyncParsableCommand {
                 maximumDataBytes: settings.maximumDataTaskBytes,
                 version: FerryVersion.current
             ),
-            database: database, hub: hub, resumeData: resumeData, logger: logger
+            database: database, hub: hub, resumeData: resumeData, gateway: webhooks, logger: logger
         )
         let services = APIServices(
             database: database, resumeData: resumeData, hub: hub,
             files: TenantFiles(dataDirectory: settings.dataDirectory),
-            readiness: { await Self.readiness(database: database, engine: engine) }
+            readiness: { await Self.readiness(database: database, engine: engine) },
+            metricsExposition: { metrics.emitToBuffer() }
         )
         let application = Application(
             router: makeRouter(services: services),
@@ -73,10 +83,14 @@ struct ServeCommand: AsyncParsableCommand {
             },
             logger: logger
         )
-        // Shut down in reverse: stop taking requests, then hand back transfers, then stop listening.
+        // Shut down in reverse: stop taking requests, then hand back transfers (decisions still
+        // answered), then finish the webhook requests in flight, then stop listening.
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: NotificationHubService(hub: hub)), .init(service: engine), .init(service: application)],
+                services: [
+                    .init(service: NotificationHubService(hub: hub)), .init(service: webhooks),
+                    .init(service: engine), .init(service: application),
+                ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

@@ -1,6 +1,7 @@
 import FerryCore
 import FerryEngine
 import FerryStore
+import FerryWebhooks
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -23,6 +24,8 @@ public final class EngineHarness: Sendable {
         database: TestDatabase? = nil,
         instanceID: String = "test-instance",
         dataDirectory: String? = nil,
+        tenant: TenantRecord? = nil,
+        webhooks: WebhookConfiguration? = nil,
         configure: (inout EngineConfiguration) -> Void = { _ in }
     ) async throws {
         let database = if let database { database } else { try await TestDatabase.make(poolSize: 6) }
@@ -35,17 +38,25 @@ public final class EngineHarness: Sendable {
             dataDirectory: self.dataDirectory,
             addressPolicy: AddressPolicy(allowedNetworks: [try CIDRBlock("127.0.0.0/8"), try CIDRBlock("::1/128")]),
             heartbeatInterval: .milliseconds(200),
-            leaseDuration: .seconds(3),
+            // Long enough that a heavily loaded test machine does not miss renewals.
+            leaseDuration: .seconds(10),
             reaperInterval: .milliseconds(500),
             shutdownGracePeriod: .seconds(5)
         )
         configure(&configuration)
         resumeData = ResumeDataIssuer(signingKey: try await database.database.settings.resumeDataSigningKey())
-        hub = NotificationHub(conninfo: database.conninfo, logger: quietLogger)
-        let engine = TransferEngine(configuration: configuration, database: database.database, hub: hub, resumeData: resumeData, logger: quietLogger)
-        group = ServiceGroup(services: [HubService(hub: hub), engine], logger: quietLogger)
+        let hub = NotificationHub(conninfo: database.conninfo, logger: quietLogger)
+        self.hub = hub
+        // With a webhook configuration, events are delivered and decisions asked of receivers.
+        let webhookService = try webhooks.map { try WebhookService(configuration: $0, database: database.database, hub: hub, logger: quietLogger) }
+        let engine = TransferEngine(
+            configuration: configuration, database: database.database, hub: hub, resumeData: resumeData,
+            gateway: webhookService, logger: quietLogger
+        )
+        let services: [any Service] = [HubService(hub: hub)] + (webhookService.map { [$0] } ?? []) + [engine]
+        group = ServiceGroup(services: services, logger: quietLogger)
         running = Task { [group] in try await group.run() }
-        tenant = try await database.database.tenants.create(name: "test tenant", quotas: TenantQuotas()).tenant
+        self.tenant = if let tenant { tenant } else { try await database.database.tenants.create(name: "test tenant", quotas: TenantQuotas()).tenant }
     }
 
     /// Hands back every transfer and stops, as SIGTERM does.
@@ -57,10 +68,11 @@ public final class EngineHarness: Sendable {
     /// Runs `body` with a fresh instance, stopping it afterwards whatever happens.
     public static func run<T: Sendable>(
         instanceID: String = "test-instance",
+        webhooks: WebhookConfiguration? = nil,
         configure: (inout EngineConfiguration) -> Void = { _ in },
         _ body: (EngineHarness) async throws -> T
     ) async throws -> T {
-        let ferry = try await EngineHarness(instanceID: instanceID, configure: configure)
+        let ferry = try await EngineHarness(instanceID: instanceID, webhooks: webhooks, configure: configure)
         do {
             let result = try await body(ferry)
             await ferry.stop()
@@ -93,8 +105,9 @@ public final class EngineHarness: Sendable {
             creation.request = request
         }
         creation.startsImmediately = true
+        let host = URL(string: checkpoint?.url ?? url)?.host ?? url
         return try await tasks.create(
-            tenantID: tenant.id, sessionID: session.id, creation, request: request,
+            tenantID: tenant.id, sessionID: session.id, creation, request: request, host: host,
             origin: TaskStore.Origin(checkpoint: checkpoint, adoptsPartialFileOf: adoptsPartialFileOf)
         ).task
     }

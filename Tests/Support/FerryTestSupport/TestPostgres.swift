@@ -47,7 +47,7 @@ public enum TestPostgres {
                 "fsync": "off",
                 "synchronous_commit": "off",
                 "full_page_writes": "off",
-                "max_connections": "300",
+                "max_connections": "1000",
                 "shared_buffers": "32MB",
             ]
         )

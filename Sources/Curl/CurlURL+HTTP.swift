@@ -1,0 +1,32 @@
+/// Why text is not an absolute http(s) URL curl would fetch.
+public enum HTTPURLProblem: Error, Sendable, Equatable {
+    case tooLong(maximum: Int)
+    case spacesOrControlCharacters
+    case notAURL
+    case scheme(String)
+    case noHost
+    case port
+}
+
+extension CurlURL {
+    /// Parses `text` as an absolute http or https URL with a host, with curl's own parser.
+    public init(httpURL text: String, maximumLength: Int) throws(HTTPURLProblem) {
+        guard text.utf8.count <= maximumLength else { throw .tooLong(maximum: maximumLength) }
+        guard !text.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { throw .spacesOrControlCharacters }
+        // curl repairs "http:/host" and "http:///host"; Ferry takes only what it would print back.
+        let bytes = Array(text.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes.count > colon + 3,
+              bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/"), bytes[colon + 3] != UInt8(ascii: "/")
+        else { throw .notAURL }
+        let parsed: CurlURL
+        do {
+            parsed = try CurlURL(parsing: text)
+        } catch {
+            throw .notAURL
+        }
+        guard parsed.scheme == "http" || parsed.scheme == "https" else { throw .scheme(parsed.scheme) }
+        guard !parsed.host.isEmpty else { throw .noHost }
+        if let port = parsed.port, !(1...65535).contains(port) { throw .port }
+        self = parsed
+    }
+}

@@ -1,0 +1,79 @@
+import FerryCore
+import FerryStore
+import Foundation
+import Hummingbird
+import NIOPosix
+
+/// `PUT /v1/tasks/{id}/body`: the body of an upload task created with `{"stream": true}`
+/// (uploadTask(withStreamedRequest:)), streamed to the origin as it arrives. The task asks for
+/// it with `task.needNewBodyStream`; sending it before the task starts is fine too.
+struct BodyStreamRoutes {
+    let services: APIServices
+
+    func register(on router: RouterGroup<TenantContext>) {
+        router.put("tasks/:taskID/body") { request, context in
+            let taskID = try context.parameters.require("taskID")
+            let tenantID = context.tenantID
+            let generation = try await services.database.tasks.bodyStreamGeneration(tenantID: tenantID, taskID: taskID)
+            let limit = context.tenant.quotas.maxTaskBytes ?? BlobRoutes.maximumBlobBytes
+            let files = services.files
+            let directory = try files.directory(.streams, tenantID: tenantID)
+            let body = "\(directory)/\(TenantFiles.streamName(taskID: taskID, generation: generation))"
+            let done = "\(directory)/\(TenantFiles.streamDoneName(taskID: taskID, generation: generation))"
+            let abandoned = "\(directory)/\(TenantFiles.streamAbandonedName(taskID: taskID, generation: generation))"
+
+            let descriptor = try await NIOThreadPool.singleton.runIfActive {
+                try files.createDirectories(tenantID: tenantID)
+                let fd = open(body, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                guard fd >= 0 else {
+                    if errno == EEXIST {
+                        throw APIError.conflict("Body stream \(generation) of this task was already sent; wait for task.needNewBodyStream to send another.")
+                    }
+                    throw APIError.unavailable("The body stream cannot be stored right now.")
+                }
+                return fd
+            }
+            var size: Int64 = 0
+            do {
+                for try await chunk in request.body {
+                    size += Int64(chunk.readableBytes)
+                    guard size <= limit else { throw APIError.tooLarge("A streamed body may be at most \(limit) bytes.") }
+                    try await NIOThreadPool.singleton.runIfActive {
+                        try chunk.withUnsafeReadableBytes { try FileWriting.writeAll(descriptor, $0) }
+                    }
+                }
+                let length = size
+                try await NIOThreadPool.singleton.runIfActive {
+                    close(descriptor)
+                    // The reader learns the body is complete, and how long it is, from this marker.
+                    try Data("\(length)\n".utf8).write(to: URL(fileURLWithPath: done), options: .atomic)
+                }
+            } catch {
+                try? await NIOThreadPool.singleton.runIfActive {
+                    close(descriptor)
+                    try Data().write(to: URL(fileURLWithPath: abandoned))
+                }
+                throw error
+            }
+            return try JSONResponse.make(BodyStreamView(generation: generation, size: size))
+        }
+    }
+}
+
+struct BodyStreamView: Encodable, Sendable {
+    var generation: Int
+    var size: Int64
+}
+
+/// Writing all of a buffer to a descriptor, retrying short writes and interruptions.
+enum FileWriting {
+    static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < buffer.count {
+            let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { throw APIError.unavailable("The server's disk cannot store the body.") }
+            offset += written
+        }
+    }
+}

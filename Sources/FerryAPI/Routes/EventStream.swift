@@ -1,0 +1,81 @@
+import FerryCore
+import FerryStore
+import Foundation
+import Hummingbird
+import ServiceLifecycle
+import Synchronization
+
+/// One `GET /v1/events/stream`: Server-Sent Events of the tenant's events after a position, as
+/// they commit. `id:` is the event's position (what `Last-Event-ID` resumes from), `event:` its
+/// type, `data:` the same JSON body a webhook gets. Woken by event notifications; a comment
+/// every `heartbeatInterval` keeps proxies from closing an idle stream and finds clients that
+/// went away. Ends when the client disconnects or Ferry shuts down.
+struct EventStream: Sendable {
+    let events: EventLogStore
+    let hub: NotificationHub
+    let tenantID: String
+    let sessionID: String?
+    let position: Int64
+
+    static let heartbeatInterval: Duration = .seconds(15)
+    static let batchSize = 200
+
+    func run(writer: inout any ResponseBodyWriter) async throws {
+        let wake = WakeSignal()
+        let stop = StopFlag()
+        let signals = hub.subscribe(to: NotificationChannel.events)
+        // A client that reconnects waits this long before retrying (SSE's `retry:` field).
+        try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in signals { wake.ring() }
+            }
+            try await withGracefulShutdownHandler {
+                try await stream(into: &writer, wake: wake, stop: stop)
+            } onGracefulShutdown: {
+                stop.set()
+                wake.ring()
+            }
+            group.cancelAll()
+        }
+    }
+
+    private func stream(into writer: inout any ResponseBodyWriter, wake: WakeSignal, stop: StopFlag) async throws {
+        var position = self.position
+        var horizon = EventHorizon()
+        var lastWrite = ContinuousClock.now
+        while !Task.isCancelled && !stop.isSet {
+            horizon = try await events.advance(horizon)
+            while true {
+                let batch = try await events.tenantEvents(
+                    tenantID: tenantID, after: position, upTo: horizon.safePosition, sessionID: sessionID, limit: Self.batchSize
+                )
+                guard !batch.isEmpty else { break }
+                var buffer = ByteBuffer()
+                for event in batch {
+                    buffer.writeString("id: \(event.position)\nevent: \(event.type)\ndata: ")
+                    buffer.writeBytes(event.webhookBody())
+                    buffer.writeString("\n\n")
+                }
+                try await writer.write(buffer)
+                lastWrite = ContinuousClock.now
+                position = batch[batch.count - 1].position
+                if batch.count < Self.batchSize { break }
+            }
+            if ContinuousClock.now - lastWrite >= Self.heartbeatInterval {
+                try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                lastWrite = ContinuousClock.now
+            }
+            let untilHeartbeat = Self.heartbeatInterval - (ContinuousClock.now - lastWrite)
+            await wake.wait(timeout: horizon.isWaiting ? .milliseconds(5) : max(untilHeartbeat, .milliseconds(1)))
+        }
+    }
+}
+
+/// Set once Ferry shuts down gracefully: the stream ends so the server can stop.
+private final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
+}

@@ -1,0 +1,33 @@
+import FerryCore
+import FerryStore
+
+/// The tenant quotas checked when something is created (concurrency is enforced by the
+/// schedulers, request rates by the authentication middleware).
+struct QuotaGuard {
+    let tenants: TenantStore
+
+    /// `maxStoredBytes`: no new download or blob once the tenant's files reach the quota.
+    func checkStorage(for tenant: TenantRecord) async throws {
+        guard let limit = tenant.quotas.maxStoredBytes else { return }
+        let stored = try await tenants.storedBytes(tenantID: tenant.id)
+        guard stored < limit else {
+            throw APIError.quotaExceeded(
+                "The tenant stores \(stored) bytes, its maxStoredBytes quota is \(limit); delete files or blobs, or ask the operator."
+            )
+        }
+    }
+
+    /// `maxTaskBytes` for a body known at creation.
+    func checkTaskSize(_ bytes: Int64, for tenant: TenantRecord, field: String) throws {
+        guard let limit = tenant.quotas.maxTaskBytes, bytes > limit else { return }
+        var problem = APIError.quotaExceeded("The body has \(bytes) bytes; the tenant's maxTaskBytes quota is \(limit).")
+        problem.field = field
+        throw problem
+    }
+}
+
+extension APIError {
+    static func quotaExceeded(_ detail: String) -> APIError {
+        APIError(status: .forbidden, slug: "quota-exceeded", title: "A quota of the tenant is exhausted.", detail: detail)
+    }
+}

@@ -1,0 +1,166 @@
+import FerryCore
+import FerryStore
+import Foundation
+import Logging
+import Synchronization
+
+/// The engine's side of each session's URL cache: the decision before a transfer (answer from
+/// the cache, revalidate, fetch, or fail with -1009), storing what may be stored after it, and
+/// invalidation by unsafe methods. Default and background sessions keep the cache in
+/// PostgreSQL and the tenant's cache folder; ephemeral sessions in this instance's memory.
+final class URLCacheCoordinator: Sendable {
+    let store: CacheStore
+    let files: TenantFiles
+    let blocking: BlockingPool
+    let logger: Logger
+    private let memory = Mutex<[String: [String: (entry: CachedResponse, body: [UInt8])]]>([:])
+
+    /// A session's disk cache; URLCache's default capacities are of this order.
+    static let diskCapacity: Int64 = 64 * 1024 * 1024
+    static let memoryCapacity: Int64 = 8 * 1024 * 1024
+    /// Like URLCache, a response larger than a twentieth of the capacity is not cached.
+    static func maximumEntrySize(ephemeral: Bool) -> Int64 { (ephemeral ? memoryCapacity : diskCapacity) / 20 }
+
+    init(store: CacheStore, files: TenantFiles, blocking: BlockingPool, logger: Logger) {
+        self.store = store
+        self.files = files
+        self.blocking = blocking
+        self.logger = logger
+    }
+
+    /// The cache's decision for a task about to run; nil when the task does not use the cache
+    /// (uploads, methods other than GET, tasks resuming a partial download).
+    func decide(for job: TransferJob, cookies: CookieJar) async -> (decision: CacheDecision, context: CacheContext)? {
+        let claim = job.claim
+        guard claim.kind != .upload, claim.originalRequest.httpMethod.uppercased() == "GET", claim.checkpoint == nil else { return nil }
+        let policy = claim.originalRequest.cachePolicy ?? claim.configuration.requestCachePolicy
+        let key = CacheKey.make(for: claim.originalRequest.url, method: "GET")
+        var request = claim.originalRequest
+        request.allHTTPHeaderFields = RequestHeaders.effective(for: request, job: job, cookies: cookies, now: Date())
+        let entry: CachedResponse?
+        if claim.configuration.kind == .ephemeral {
+            entry = memory.withLock { $0[claim.sessionID]?[key]?.entry }
+        } else {
+            do {
+                entry = try await store.entry(sessionID: claim.sessionID, key: key)
+            } catch {
+                logger.warning("reading the URL cache failed; fetching", metadata: ["error": "\(error)"])
+                entry = nil
+            }
+        }
+        let decision = CacheLookup.decide(policy: policy, request: request, entry: entry, now: Date())
+        switch decision {
+        case .revalidate(let headers):
+            return (decision, CacheContext(key: key, entry: entry, conditionalHeaders: headers))
+        case .useCached:
+            return (decision, CacheContext(key: key, entry: entry, conditionalHeaders: nil))
+        case .fetch, .failNotCached:
+            return (decision, CacheContext(key: key, entry: nil, conditionalHeaders: nil))
+        }
+    }
+
+    /// A cached entry's body.
+    func body(of entry: CachedResponse, for claim: ClaimedTask) async throws -> [UInt8] {
+        if claim.configuration.kind == .ephemeral {
+            guard let body = memory.withLock({ $0[claim.sessionID]?.first { $0.value.entry.bodyKey == entry.bodyKey }?.value.body }) else {
+                throw FileFailure(operation: "read cached body", path: entry.bodyKey, errno: 2)
+            }
+            return body
+        }
+        let path = try files.path(.cache, tenantID: claim.tenantID, name: entry.bodyKey)
+        return try await blocking.run { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+    }
+
+    /// Keeps a response that may be cached: RFC 9111's rules, and a size bound.
+    func storeIfAllowed(_ ended: EndedTransfer, body: [UInt8], approve: (CachedResponse) async -> Bool) async {
+        let claim = ended.job.claim
+        guard let context = ended.job.cache, let head = ended.finalHead, ended.redirectFree,
+              Int64(body.count) <= Self.maximumEntrySize(ephemeral: claim.configuration.kind == .ephemeral)
+        else { return }
+        var request = claim.originalRequest
+        request.allHTTPHeaderFields = ended.sentHeaders
+        guard CachePolicy.isStorable(request: request, response: head) else { return }
+        let bodyKey = IDs.make("cch")
+        let entry = CachedResponse(
+            url: claim.originalRequest.url, request: request, head: head, requestTime: ended.requestTime,
+            responseTime: ended.responseTime, bodyKey: bodyKey, bodySize: Int64(body.count)
+        )
+        guard await approve(entry) else { return }
+        await put(entry, body: body, key: context.key, claim: claim)
+    }
+
+    /// Stores an entry revalidated by a 304 (same body, refreshed head).
+    func replace(_ entry: CachedResponse, key: String, claim: ClaimedTask) async {
+        if claim.configuration.kind == .ephemeral {
+            memory.withLock { $0[claim.sessionID]?[key]?.entry = entry }
+            return
+        }
+        do {
+            let dropped = try await store.put(sessionID: claim.sessionID, key: key, entry: entry, capacity: Self.diskCapacity)
+            await removeBodies(dropped.filter { $0 != entry.bodyKey }, tenantID: claim.tenantID)
+        } catch {
+            logger.warning("updating the URL cache failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Drops the entries an unsafe request invalidates (RFC 9111 §4.4).
+    func invalidate(after ended: EndedTransfer) async {
+        let claim = ended.job.claim
+        guard let head = ended.finalHead else { return }
+        let keys = CacheInvalidation.invalidatedKeys(method: ended.currentRequest.httpMethod, requestURL: ended.currentRequest.url, response: head)
+        guard !keys.isEmpty else { return }
+        if claim.configuration.kind == .ephemeral {
+            memory.withLock { sessions in for key in keys { sessions[claim.sessionID]?[key] = nil } }
+            return
+        }
+        do {
+            await removeBodies(try await store.remove(sessionID: claim.sessionID, keys: keys), tenantID: claim.tenantID)
+        } catch {
+            logger.warning("invalidating the URL cache failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Forgets an ephemeral session's cache (its `reset`).
+    func forgetSession(_ sessionID: String) {
+        memory.withLock { $0[sessionID] = nil }
+    }
+
+    private func put(_ entry: CachedResponse, body: [UInt8], key: String, claim: ClaimedTask) async {
+        if claim.configuration.kind == .ephemeral {
+            memory.withLock { sessions in
+                var cache = sessions[claim.sessionID] ?? [:]
+                cache[key] = (entry, body)
+                // Least recently stored first out, until the session's memory cache fits.
+                while cache.values.reduce(0, { $0 + $1.entry.bodySize }) > Self.memoryCapacity,
+                      let oldest = cache.min(by: { $0.value.entry.responseTime < $1.value.entry.responseTime }) {
+                    cache[oldest.key] = nil
+                }
+                sessions[claim.sessionID] = cache
+            }
+            return
+        }
+        do {
+            let files = self.files
+            let path = try files.path(.cache, tenantID: claim.tenantID, name: entry.bodyKey)
+            try await blocking.run {
+                try files.createDirectories(tenantID: claim.tenantID)
+                try Data(body).write(to: URL(fileURLWithPath: path), options: .atomic)
+            }
+            let dropped = try await store.put(sessionID: claim.sessionID, key: key, entry: entry, capacity: Self.diskCapacity)
+            await removeBodies(dropped, tenantID: claim.tenantID)
+        } catch {
+            logger.warning("storing in the URL cache failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func removeBodies(_ keys: [String], tenantID: String) async {
+        let paths = keys.compactMap { try? files.path(.cache, tenantID: tenantID, name: $0) }
+        guard !paths.isEmpty else { return }
+        _ = try? await blocking.run { for path in paths { FileOperations.remove(path) } }
+    }
+}
+
+extension EndedTransfer {
+    /// Only a response to the request as first sent is cached under its key.
+    var redirectFree: Bool { metrics.redirectCount == 0 }
+}

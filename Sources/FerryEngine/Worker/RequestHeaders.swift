@@ -1,0 +1,24 @@
+import FerryCore
+import Foundation
+
+/// The header fields a request goes out with: the session's `httpAdditionalHeaders` under the
+/// request's own, a User-Agent, the session's cookies, and the content codings curl offers.
+/// The URL cache matches `Vary` against exactly these, so both use this one function.
+enum RequestHeaders {
+    /// What curl sends for `CURLOPT_ACCEPT_ENCODING ""` with this libcurl build.
+    static let acceptedEncodings = "deflate, gzip, br, zstd"
+
+    static func effective(for request: TransferRequest, job: TransferJob, cookies: CookieJar, now: Date) -> [String: String] {
+        let configuration = job.claim.configuration
+        var headers = HTTPHeaderRules.merge(configuration.httpAdditionalHeaders, under: request.allHTTPHeaderFields)
+        func has(_ name: String) -> Bool { headers.keys.contains { $0.lowercased() == name } }
+        if !has("user-agent") { headers["User-Agent"] = job.userAgent }
+        // The session's cookies, unless the request brings its own Cookie header.
+        if !has("cookie"), let url = CookieURL(string: request.url),
+           let cookie = cookies.cookieHeader(for: url, handling: CookieHandling(configuration: configuration), now: now) {
+            headers["Cookie"] = cookie
+        }
+        if job.claim.kind != .download, !has("accept-encoding") { headers["Accept-Encoding"] = acceptedEncodings }
+        return headers
+    }
+}

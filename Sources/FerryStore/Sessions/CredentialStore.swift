@@ -1,0 +1,77 @@
+import FerryCore
+import Foundation
+import Postgres
+
+/// Each session's URLCredentialStorage. Passwords are read only by the transfer engine; the
+/// API lists credentials without them.
+public struct CredentialStore: Sendable {
+    let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// `setCredential(_:for:)`: stores the credential, replacing the one of the same protection space.
+    public func set(tenantID: String, sessionID: String, space: ProtectionSpace, user: String, password: String) async throws -> StoredCredential {
+        try await pool.withTransaction { connection in
+            guard try !connection.query("SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]).isEmpty else {
+                throw StoreError.notFound(resource: "session")
+            }
+            try connection.execute(
+                """
+                DELETE FROM session_credentials WHERE session_id = $1 AND host = $2 AND port = $3 AND protocol = $4
+                  AND coalesce(realm, '') = coalesce($5::text, '') AND authentication_method = $6
+                """,
+                [sessionID, space.host, space.port, space.protocol, space.realm, space.authenticationMethod.rawValue]
+            )
+            let id = IDs.make("crd")
+            try connection.execute(
+                """
+                INSERT INTO session_credentials (id, tenant_id, session_id, host, port, protocol, realm, authentication_method, user_name, password)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                """,
+                [id, tenantID, sessionID, space.host, space.port, space.protocol, space.realm, space.authenticationMethod.rawValue, user, password]
+            )
+            return StoredCredential(id: id, protectionSpace: space, user: user, password: password)
+        }
+    }
+
+    public func list(tenantID: String, sessionID: String) async throws -> [StoredCredential] {
+        try await pool.withConnection { connection in
+            guard try !connection.query("SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]).isEmpty else {
+                throw StoreError.notFound(resource: "session")
+            }
+            return try Self.credentials(ofSession: sessionID, on: connection)
+        }
+    }
+
+    public func remove(tenantID: String, sessionID: String, credentialID: String) async throws {
+        let removed = try await pool.withConnection { connection in
+            try connection.execute(
+                "DELETE FROM session_credentials WHERE tenant_id = $1 AND session_id = $2 AND id = $3", [tenantID, sessionID, credentialID]
+            )
+        }
+        guard removed == 1 else { throw StoreError.notFound(resource: "credential") }
+    }
+
+    static func credentials(ofSession sessionID: String, on connection: PostgresConnection) throws -> [StoredCredential] {
+        try connection.query(
+            """
+            SELECT id, host, port, protocol, realm, authentication_method, user_name, password
+            FROM session_credentials WHERE session_id = $1 ORDER BY created_at
+            """,
+            [sessionID]
+        ).map { row in
+            StoredCredential(
+                id: try row.decode("id"),
+                protectionSpace: ProtectionSpace(
+                    host: try row.decode("host"), port: try row.decode("port"), protocol: try row.decode("protocol"),
+                    realm: try row.decode("realm"),
+                    authenticationMethod: ProtectionSpace.AuthenticationMethod(rawValue: try row.decode("authentication_method")) ?? .default
+                ),
+                user: try row.decode("user_name"),
+                password: try row.decode("password")
+            )
+        }
+    }
+}

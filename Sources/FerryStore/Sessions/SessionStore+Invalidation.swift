@@ -1,0 +1,77 @@
+import FerryCore
+import Foundation
+import Postgres
+
+extension SessionStore {
+    /// `finishTasksAndInvalidate` (`.finishTasks`) and `invalidateAndCancel` (`.cancelTasks`):
+    /// the session accepts no new task from now on; it becomes invalidated, with
+    /// `session.didBecomeInvalidWithError`, once its last task has ended — at once if none is
+    /// outstanding. Calling either again changes nothing, as in URLSession.
+    public enum Invalidation: String, Sendable {
+        case finishTasks = "finishing"
+        case cancelTasks = "canceling"
+    }
+
+    public func invalidate(
+        tenantID: String, sessionID: String, _ invalidation: Invalidation, resumeData: ResumeDataIssuer
+    ) async throws -> SessionRecord {
+        try await pool.withRetriedTransaction { connection in
+            guard try !connection.query("SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]).isEmpty else {
+                throw StoreError.notFound(resource: "session")
+            }
+            // Tasks before their session, the order in which a completing task locks them.
+            if invalidation == .cancelTasks {
+                try connection.execute(
+                    "SELECT 1 FROM tasks WHERE session_id = $1 AND state <> 'completed' ORDER BY id FOR UPDATE", [sessionID]
+                )
+            }
+            let row = try connection.query("SELECT state FROM sessions WHERE id = $1 FOR UPDATE", [sessionID])[0]
+            if try row.decode("state", as: String.self) == SessionState.valid.rawValue {
+                try connection.execute("UPDATE sessions SET state = $2 WHERE id = $1", [sessionID, invalidation.rawValue])
+                if invalidation == .cancelTasks {
+                    let outstanding = try connection.query(
+                        "SELECT id FROM tasks WHERE session_id = $1 AND state <> 'completed' ORDER BY task_identifier", [sessionID]
+                    ).map { try $0.decode(0, as: String.self) }
+                    for taskID in outstanding {
+                        _ = try TaskStore.apply(.cancel, tenantID: tenantID, taskID: taskID, resumeData: resumeData, on: connection)
+                    }
+                }
+                try SessionInvalidation.finishIfLastTask(sessionID: sessionID, tenantID: tenantID, on: connection)
+            }
+            return try Self.decode(try connection.query("SELECT \(Self.columns) FROM sessions WHERE id = $1", [sessionID])[0])
+        }
+    }
+
+    /// `reset`: forgets what the session stored. Returns the names of the downloaded and partial
+    /// files to remove, and clears the task rows' references to them (so nothing serves a file
+    /// that is being deleted). Transfers under way keep running, as in URLSession.
+    public func reset(tenantID: String, sessionID: String) async throws -> (downloads: [String], partials: [String], cacheBodies: [String]) {
+        try await pool.withTransaction { connection in
+            guard try !connection.query(
+                "SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2 FOR UPDATE", [tenantID, sessionID]
+            ).isEmpty else { throw StoreError.notFound(resource: "session") }
+            let downloads = try connection.query(
+                """
+                UPDATE tasks t SET download_file = NULL FROM (
+                    SELECT id, download_file FROM tasks WHERE session_id = $1 AND download_file IS NOT NULL FOR UPDATE
+                ) old WHERE t.id = old.id RETURNING old.download_file
+                """,
+                [sessionID]
+            ).map { try $0.decode(0, as: String.self) }
+            let partials = try connection.query(
+                """
+                UPDATE tasks t SET checkpoint = NULL FROM (
+                    SELECT id, checkpoint->>'partialFile' AS partial FROM tasks
+                    WHERE session_id = $1 AND state = 'completed' AND checkpoint IS NOT NULL FOR UPDATE
+                ) old WHERE t.id = old.id RETURNING old.partial
+                """,
+                [sessionID]
+            ).map { try $0.decode(0, as: String.self) }
+            try connection.execute("UPDATE task_bodies SET response_body = NULL WHERE task_id IN (SELECT id FROM tasks WHERE session_id = $1)", [sessionID])
+            try connection.execute("DELETE FROM session_credentials WHERE session_id = $1", [sessionID])
+            try connection.execute("DELETE FROM session_cookies WHERE session_id = $1", [sessionID])
+            try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.sessionReset, sessionID])
+            return (downloads, partials, try CacheStore.clear(sessionID: sessionID, on: connection))
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import FerryCore
+import Foundation
+import Postgres
+
+extension WebhookLedger {
+    /// How many deliveries may be in flight at once, so that one slow or dead endpoint (or one
+    /// tenant with many of them) cannot take every slot.
+    public struct ClaimLimits: Sendable {
+        public var total: Int
+        public var perEndpoint: Int
+        public var perTenant: Int
+        public var lease: Duration
+
+        public init(total: Int, perEndpoint: Int, perTenant: Int, lease: Duration) {
+            self.total = total
+            self.perEndpoint = perEndpoint
+            self.perTenant = perTenant
+            self.lease = lease
+        }
+    }
+
+    /// Claims due deliveries (up to `limits.total`), each the oldest unfinished one of its stream,
+    /// round-robin across endpoints and tenants. Also says when the next one falls due.
+    public func claimDue(_ limits: ClaimLimits) async throws -> (claimed: [ClaimedDelivery], nextDueIn: Duration?) {
+        guard limits.total > 0 else { return ([], nil) }
+        let instanceID = self.instanceID
+        let leaseSeconds = Double(limits.lease.components.seconds)
+        return try await pool.withTransaction { connection in
+            let ids = try connection.query(
+                """
+                WITH ready AS (
+                    SELECT d.id, d.endpoint_id, d.tenant_id, d.next_attempt_at
+                    FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                    WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND w.status = 'active'
+                      AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
+                      AND NOT EXISTS (
+                          SELECT 1 FROM webhook_deliveries p
+                          WHERE p.endpoint_id = d.endpoint_id AND p.stream_id = d.stream_id
+                            AND p.status = 'pending' AND p.sequence < d.sequence)
+                ), busy_endpoints AS (
+                    SELECT endpoint_id, count(*) AS n FROM webhook_deliveries
+                    WHERE status = 'pending' AND lease_expires_at > now() GROUP BY endpoint_id
+                ), busy_tenants AS (
+                    SELECT tenant_id, count(*) AS n FROM webhook_deliveries
+                    WHERE status = 'pending' AND lease_expires_at > now() GROUP BY tenant_id
+                ), by_endpoint AS (
+                    SELECT r.*, row_number() OVER (PARTITION BY r.endpoint_id ORDER BY r.next_attempt_at, r.id)
+                                + coalesce(b.n, 0) AS endpoint_slot
+                    FROM ready r LEFT JOIN busy_endpoints b ON b.endpoint_id = r.endpoint_id
+                ), by_tenant AS (
+                    SELECT e.*, row_number() OVER (PARTITION BY e.tenant_id ORDER BY e.endpoint_slot, e.next_attempt_at, e.id)
+                                + coalesce(b.n, 0) AS tenant_slot
+                    FROM by_endpoint e LEFT JOIN busy_tenants b ON b.tenant_id = e.tenant_id
+                    WHERE e.endpoint_slot <= $2
+                ), picked AS (
+                    SELECT d.id FROM webhook_deliveries d JOIN by_tenant k ON k.id = d.id
+                    WHERE k.tenant_slot <= $3
+                      AND d.status = 'pending' AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
+                    ORDER BY k.tenant_slot, k.endpoint_slot, k.next_attempt_at
+                    LIMIT $4
+                    FOR UPDATE OF d SKIP LOCKED
+                )
+                UPDATE webhook_deliveries d SET lease_owner = $1, lease_token = d.lease_token + 1,
+                    lease_expires_at = now() + make_interval(secs => $5), updated_at = now()
+                FROM picked WHERE d.id = picked.id
+                RETURNING d.id
+                """,
+                [instanceID, limits.perEndpoint, limits.perTenant, limits.total, leaseSeconds]
+            ).map { try $0.decode(0, as: String.self) }
+            let claimed = ids.isEmpty ? [] : try connection.query(
+                """
+                SELECT \(ClaimedDelivery.columns)
+                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
+                WHERE d.id = ANY($1)
+                ORDER BY e.position
+                """,
+                [ids]
+            ).map(ClaimedDelivery.decode)
+            let nextDue = try connection.query(
+                """
+                SELECT extract(epoch FROM min(d.next_attempt_at) - now())::float8
+                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                WHERE d.status = 'pending' AND w.status = 'active' AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
+                """
+            )[0].decode(0, as: Double?.self)
+            return (claimed, nextDue.map { .milliseconds(Int64(max($0, 0) * 1000)) })
+        }
+    }
+
+    /// Records an attempt and applies `plan` (which sees since when the endpoint has been
+    /// failing). The delivery's state changes only if this instance still holds the lease it
+    /// claimed with; the attempt itself is always recorded. For decisions, `decidedBy` is
+    /// written on the event. Returns the plan applied, or nil when the lease was lost.
+    @discardableResult
+    public func record(
+        _ attempt: AttemptReport, for claim: ClaimedDelivery, decidedBy: String? = nil,
+        plan: @escaping @Sendable (_ failingSince: Date?) -> DeliveryPlan
+    ) async throws -> DeliveryPlan? {
+        let instanceID = self.instanceID
+        let milliseconds = Int(attempt.duration.components.seconds * 1000 + attempt.duration.components.attoseconds / 1_000_000_000_000_000)
+        return try await pool.withTransaction { connection in
+            try connection.execute(
+                """
+                INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, status_code, error, response_excerpt)
+                VALUES ($1, $2, $3, $4, $5, $6)
+                """,
+                [claim.deliveryID, attempt.startedAt, milliseconds, attempt.statusCode, attempt.error, attempt.responseExcerpt]
+            )
+            if let decidedBy {
+                try connection.execute("UPDATE events SET decided_by = $2 WHERE id = $1 AND decided_by IS NULL", [claim.event.id, decidedBy])
+            }
+            guard let endpointRow = try connection.query(
+                "SELECT failing_since FROM webhook_endpoints WHERE id = $1 FOR UPDATE", [claim.endpointID]
+            ).first else { return nil }
+            let plan = plan(try endpointRow.decode(0, as: Date?.self))
+            let updated = try connection.execute(
+                """
+                UPDATE webhook_deliveries SET
+                    status = $4, attempts = attempts + 1, next_attempt_at = coalesce($5, next_attempt_at),
+                    last_status_code = $6, last_error = $7,
+                    delivered_at = CASE WHEN $4 = 'delivered' THEN now() ELSE delivered_at END,
+                    lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+                WHERE id = $1 AND lease_owner = $2 AND lease_token = $3
+                """,
+                [claim.deliveryID, instanceID, claim.leaseToken, plan.status.rawValue, plan.nextAttemptAt, attempt.statusCode, attempt.error]
+            )
+            guard updated == 1 else { return nil }
+            switch plan.endpoint {
+            case .unchanged:
+                break
+            case .answering:
+                try connection.execute(
+                    "UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now() WHERE id = $1 AND failing_since IS NOT NULL",
+                    [claim.endpointID]
+                )
+            case .failing(let since):
+                try connection.execute(
+                    "UPDATE webhook_endpoints SET failing_since = $2, updated_at = now() WHERE id = $1", [claim.endpointID, since]
+                )
+            case .disable(let reason):
+                try connection.execute(
+                    """
+                    UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $2, disabled_at = now(),
+                                                 failing_since = coalesce(failing_since, now()), updated_at = now()
+                    WHERE id = $1 AND status = 'active'
+                    """,
+                    [claim.endpointID, reason]
+                )
+            }
+            return plan
+        }
+    }
+}

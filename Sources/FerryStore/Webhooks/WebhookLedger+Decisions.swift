@@ -1,0 +1,100 @@
+import FerryCore
+import Foundation
+import Postgres
+
+extension WebhookLedger {
+    /// Who hears a task's events: its own delegate's endpoint, else its session's; nil when
+    /// neither has one or the endpoint is disabled (then every decision takes the default).
+    public func subscription(forTask taskID: String) async throws -> (endpointID: String, events: Set<EventType>?)? {
+        try await pool.withConnection { connection in
+            guard let row = try connection.query(
+                """
+                SELECT w.id, w.events FROM tasks t JOIN sessions s ON s.id = t.session_id
+                JOIN webhook_endpoints w ON w.id = coalesce(t.delegate_endpoint_id, s.delegate_endpoint_id)
+                WHERE t.id = $1 AND w.status = 'active'
+                """,
+                [taskID]
+            ).first else { return nil }
+            return (try row.decode("id"), WebhookEndpointRows.eventFilter(try row.decode("events", as: [String]?.self)))
+        }
+    }
+
+    /// Takes the decision event's delivery for this instance, creating it if the fan-out has not
+    /// yet, under a lease that keeps every dispatcher's queue away from it. Nil when nobody
+    /// hears the event (no delegate, a disabled endpoint, not subscribed) or its delivery is
+    /// already finished or being attempted elsewhere: the default applies.
+    public func claimDecision(eventID: String, taskID: String, lease: Duration) async throws -> ClaimedDelivery? {
+        let instanceID = self.instanceID
+        let leaseSeconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+        return try await pool.withTransaction { connection in
+            guard let row = try connection.query(
+                """
+                SELECT e.position, e.tenant_id, e.session_id, e.task_id, e.sequence, e.type, w.id AS endpoint_id, w.events
+                FROM events e
+                JOIN sessions s ON s.id = e.session_id
+                LEFT JOIN tasks t ON t.id = $2 AND t.session_id = e.session_id
+                JOIN webhook_endpoints w ON w.id = CASE WHEN e.task_id IS NULL THEN s.delegate_endpoint_id
+                                                        ELSE coalesce(t.delegate_endpoint_id, s.delegate_endpoint_id) END
+                WHERE e.id = $1 AND (e.task_id IS NULL OR e.task_id = $2) AND w.status = 'active' AND w.tenant_id = e.tenant_id
+                """,
+                [eventID, taskID]
+            ).first else { return nil }
+            let filter = WebhookEndpointRows.eventFilter(try row.decode("events", as: [String]?.self))
+            guard let type = EventType(rawValue: try row.decode("type")), DelegateEventFilter.subscribes(filter, to: type) else { return nil }
+            let endpointID = try row.decode("endpoint_id", as: String.self)
+            let taskIDOfEvent = try row.decode("task_id", as: String?.self)
+            let sessionID = try row.decode("session_id", as: String.self)
+            let claimed = try connection.query(
+                """
+                INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type, session_id,
+                                                task_id, stream_id, sequence, is_decision, next_attempt_at,
+                                                lease_owner, lease_token, lease_expires_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, true, now(), $11, 1, now() + make_interval(secs => $12))
+                ON CONFLICT (event_id, endpoint_id) DO UPDATE SET
+                    lease_owner = EXCLUDED.lease_owner, lease_token = webhook_deliveries.lease_token + 1,
+                    lease_expires_at = EXCLUDED.lease_expires_at, is_decision = true, updated_at = now()
+                WHERE webhook_deliveries.status = 'pending'
+                  AND (webhook_deliveries.lease_expires_at IS NULL OR webhook_deliveries.lease_expires_at < now())
+                RETURNING id
+                """,
+                [
+                    IDs.make("whd"), try row.decode("tenant_id", as: String.self), endpointID, eventID,
+                    try row.decode("position", as: Int64.self), type.rawValue, sessionID, taskIDOfEvent,
+                    taskIDOfEvent ?? sessionID, try row.decode("sequence", as: Int64.self), instanceID, leaseSeconds,
+                ]
+            )
+            guard let deliveryID = try claimed.first?.decode(0, as: String.self) else { return nil }
+            return try connection.query(
+                """
+                SELECT \(ClaimedDelivery.columns)
+                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
+                WHERE d.id = $1
+                """,
+                [deliveryID]
+            ).first.map(ClaimedDelivery.decode)
+        }
+    }
+
+    /// Whether a decision may be sent now: the fan-out has passed its event (so every earlier
+    /// event of its stream has its delivery) and no earlier delivery of the stream is unfinished.
+    public func isDecisionClear(_ claim: ClaimedDelivery) async throws -> Bool {
+        try await pool.withConnection { connection in
+            try connection.query(
+                """
+                SELECT (SELECT position FROM webhook_dispatch WHERE id = 1) >= $1
+                   AND NOT EXISTS (
+                       SELECT 1 FROM webhook_deliveries p
+                       WHERE p.endpoint_id = $2 AND p.stream_id = $3 AND p.status = 'pending' AND p.sequence < $4)
+                """,
+                [claim.event.position, claim.endpointID, claim.streamID, claim.event.sequence]
+            )[0].decode(0, as: Bool.self)
+        }
+    }
+
+    /// Records who decided a decision event that was never sent (nobody subscribed): "default".
+    public func recordDecision(eventID: String, decidedBy: String) async throws {
+        try await pool.withConnection { connection in
+            _ = try connection.execute("UPDATE events SET decided_by = $2 WHERE id = $1 AND decided_by IS NULL", [eventID, decidedBy])
+        }
+    }
+}

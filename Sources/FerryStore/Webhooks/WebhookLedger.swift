@@ -1,0 +1,104 @@
+import FerryCore
+import Foundation
+import Postgres
+
+/// The webhook dispatcher's side of the database: turning events into deliveries (fan-out),
+/// claiming due deliveries under short leases, recording attempts, decisions, and
+/// `session.didFinishEvents`. Several instances may run dispatchers on one database.
+public struct WebhookLedger: Sendable {
+    let pool: PostgresPool
+    public let instanceID: String
+
+    public init(pool: PostgresPool, instanceID: String) {
+        self.pool = pool
+        self.instanceID = instanceID
+    }
+
+    /// The `ferry_events` payload that says deliveries changed (a retry, an endpoint enabled)
+    /// rather than that events were written.
+    public static let deliveriesChangedPayload = "webhooks"
+
+    static let decisionTypes = EventType.allCases.filter(\.isDecision).map(\.rawValue)
+
+    public struct FanOut: Sendable {
+        /// False when another instance was fanning out; nothing was done.
+        public var didRun: Bool
+        public var eventsRead: Int
+        public var deliveriesCreated: Int
+        /// How far the log has been fanned out now.
+        public var position: Int64
+        /// Sessions of the events read (candidates for `session.didFinishEvents`).
+        public var sessionIDs: [String]
+    }
+
+    /// Creates the deliveries of the next events up to `horizon` (a safe position, see
+    /// `EventHorizon`), in log order, and advances the shared cursor in the same transaction.
+    /// A delivery is made for each event whose task or session has an active delegate that
+    /// subscribes to its type. Decision deliveries are left to `decide`: the queue only sends
+    /// one that nobody decided within `decisionGrace`.
+    public func fanOut(upTo horizon: Int64, limit: Int, decisionGrace: Duration) async throws -> FanOut {
+        let graceSeconds = Double(decisionGrace.components.seconds) + Double(decisionGrace.components.attoseconds) / 1e18
+        let optIn = DelegateEventFilter.optIn.map(\.rawValue)
+        return try await pool.withTransaction { connection in
+            guard let cursorRow = try connection.query(
+                "SELECT position FROM webhook_dispatch WHERE id = 1 FOR UPDATE SKIP LOCKED"
+            ).first else { return FanOut(didRun: false, eventsRead: 0, deliveriesCreated: 0, position: 0, sessionIDs: []) }
+            let cursor = try cursorRow.decode(0, as: Int64.self)
+            guard horizon > cursor else { return FanOut(didRun: true, eventsRead: 0, deliveriesCreated: 0, position: cursor, sessionIDs: []) }
+            let result = try connection.query(
+                """
+                WITH batch AS (
+                    SELECT e.position, e.id, e.tenant_id, e.session_id, e.task_id, e.sequence, e.type
+                    FROM events e WHERE e.position > $1 AND e.position <= $2
+                    ORDER BY e.position LIMIT $3
+                ), routed AS (
+                    SELECT b.*, CASE WHEN b.task_id IS NULL THEN s.delegate_endpoint_id
+                                     ELSE coalesce(t.delegate_endpoint_id, s.delegate_endpoint_id) END AS endpoint_id
+                    FROM batch b JOIN sessions s ON s.id = b.session_id LEFT JOIN tasks t ON t.id = b.task_id
+                ), inserted AS (
+                    INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type,
+                                                    session_id, task_id, stream_id, sequence, is_decision, next_attempt_at)
+                    SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), r.tenant_id, r.endpoint_id, r.id, r.position,
+                           r.type, r.session_id, r.task_id, coalesce(r.task_id, r.session_id), r.sequence,
+                           r.type = ANY($4::text[]),
+                           CASE WHEN r.type = ANY($4::text[]) THEN now() + make_interval(secs => $5) ELSE now() END
+                    FROM routed r JOIN webhook_endpoints w ON w.id = r.endpoint_id AND w.tenant_id = r.tenant_id
+                    WHERE w.status = 'active'
+                      AND CASE WHEN w.events IS NULL THEN r.type <> ALL($6::text[]) ELSE r.type = ANY(w.events) END
+                    ORDER BY r.position
+                    ON CONFLICT (event_id, endpoint_id) DO NOTHING
+                    RETURNING 1
+                )
+                SELECT (SELECT count(*) FROM batch) AS read, (SELECT max(position) FROM batch) AS last_position,
+                       (SELECT count(*) FROM inserted) AS created,
+                       (SELECT array_agg(DISTINCT session_id) FROM batch) AS sessions
+                """,
+                [cursor, horizon, limit, Self.decisionTypes, graceSeconds, optIn]
+            )[0]
+            let read = try result.decode("read", as: Int.self)
+            // A short batch read everything up to the horizon (gaps are rolled-back positions).
+            let position = read < limit ? horizon : try result.decode("last_position", as: Int64.self)
+            try connection.execute("UPDATE webhook_dispatch SET position = $1, updated_at = now() WHERE id = 1", [position])
+            return FanOut(
+                didRun: true, eventsRead: read, deliveriesCreated: try result.decode("created", as: Int.self),
+                position: position, sessionIDs: try result.decode("sessions", as: [String]?.self) ?? []
+            )
+        }
+    }
+
+    /// How far the log has been fanned out.
+    public func dispatchPosition() async throws -> Int64 {
+        try await pool.withConnection { connection in
+            try connection.query("SELECT position FROM webhook_dispatch WHERE id = 1")[0].decode(0, as: Int64.self)
+        }
+    }
+
+    /// The safe horizon, advanced by one round (see `EventHorizon`).
+    public func advance(_ horizon: EventHorizon) async throws -> EventHorizon {
+        try await pool.withConnection { connection in
+            var next = horizon
+            try next.advance(on: connection)
+            return next
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import FerryCore
+import Foundation
+import Postgres
+
+extension WebhookStore {
+    /// Filters of `GET /v1/webhooks/deliveries`.
+    public struct DeliveryFilter: Sendable {
+        public var statuses: [WebhookDeliveryRecord.Status]?
+        public var taskID: String?
+        public var sessionID: String?
+        public var endpointID: String?
+
+        public init(statuses: [WebhookDeliveryRecord.Status]? = nil, taskID: String? = nil, sessionID: String? = nil, endpointID: String? = nil) {
+            self.statuses = statuses
+            self.taskID = taskID
+            self.sessionID = sessionID
+            self.endpointID = endpointID
+        }
+    }
+
+    /// The attempts shown with each delivery: the most recent ones.
+    static let attemptsShown = 20
+
+    /// A page of the tenant's deliveries in event order; `after` is the last id of the previous page.
+    public func deliveries(tenantID: String, filter: DeliveryFilter, limit: Int, after: String?) async throws -> Page<WebhookDeliveryRecord> {
+        try await pool.withConnection { connection in
+            let rows = try connection.query(
+                """
+                SELECT \(WebhookDeliveryRecord.columns)
+                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                WHERE d.tenant_id = $1
+                  AND ($2::text[] IS NULL OR d.status = ANY($2))
+                  AND ($3::text IS NULL OR d.task_id = $3)
+                  AND ($4::text IS NULL OR d.session_id = $4)
+                  AND ($5::text IS NULL OR d.endpoint_id = $5)
+                  AND ($6::text IS NULL OR (d.event_position, d.id) >
+                        (SELECT event_position, id FROM webhook_deliveries WHERE id = $6 AND tenant_id = $1))
+                ORDER BY d.event_position, d.id
+                LIMIT $7
+                """,
+                [tenantID, filter.statuses?.map(\.rawValue), filter.taskID, filter.sessionID, filter.endpointID, after, limit + 1]
+            )
+            var page = try Page(rows: rows, limit: limit, decode: WebhookDeliveryRecord.decode, cursor: \.id)
+            page.items = try Self.withAttempts(page.items, on: connection)
+            return page
+        }
+    }
+
+    public func delivery(tenantID: String, id: String) async throws -> WebhookDeliveryRecord {
+        try await pool.withConnection { connection in
+            try Self.delivery(tenantID: tenantID, id: id, on: connection)
+        }
+    }
+
+    /// Makes the delivery due now: a pending one is attempted at once, a dead, failed or even
+    /// delivered one is sent again (same `webhook-id`). One more attempt; if it fails, the
+    /// schedule continues from the attempts already made.
+    public func retry(tenantID: String, id: String) async throws -> WebhookDeliveryRecord {
+        try await pool.withTransaction { connection in
+            guard let row = try connection.query(
+                """
+                SELECT coalesce(d.lease_expires_at > now(), false) AS in_flight, w.status AS endpoint_status, w.id AS endpoint_id
+                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                WHERE d.tenant_id = $1 AND d.id = $2
+                FOR UPDATE OF d
+                """,
+                [tenantID, id]
+            ).first else { throw StoreError.notFound(resource: "webhook delivery") }
+            guard try !row.decode("in_flight", as: Bool.self) else {
+                throw StoreError.conflict("The delivery is being attempted right now; look at it again in a few seconds.")
+            }
+            guard try row.decode("endpoint_status", as: String.self) == WebhookEndpointRecord.Status.active.rawValue else {
+                let endpoint = try row.decode("endpoint_id", as: String.self)
+                throw StoreError.conflict("The endpoint is disabled; enable it first with POST /v1/webhooks/endpoints/\(endpoint)/enable.")
+            }
+            try connection.execute(
+                """
+                UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), lease_owner = NULL,
+                                              lease_expires_at = NULL, updated_at = now()
+                WHERE id = $1
+                """,
+                [id]
+            )
+            try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.events, WebhookLedger.deliveriesChangedPayload])
+            return try Self.delivery(tenantID: tenantID, id: id, on: connection)
+        }
+    }
+
+    static func delivery(tenantID: String, id: String, on connection: PostgresConnection) throws -> WebhookDeliveryRecord {
+        guard let row = try connection.query(
+            """
+            SELECT \(WebhookDeliveryRecord.columns)
+            FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+            WHERE d.tenant_id = $1 AND d.id = $2
+            """,
+            [tenantID, id]
+        ).first else { throw StoreError.notFound(resource: "webhook delivery") }
+        return try withAttempts([WebhookDeliveryRecord.decode(row)], on: connection)[0]
+    }
+
+    private static func withAttempts(_ deliveries: [WebhookDeliveryRecord], on connection: PostgresConnection) throws -> [WebhookDeliveryRecord] {
+        guard !deliveries.isEmpty else { return deliveries }
+        let rows = try connection.query(
+            """
+            SELECT delivery_id, started_at, duration_ms, status_code, error, response_excerpt FROM (
+                SELECT a.*, row_number() OVER (PARTITION BY a.delivery_id ORDER BY a.id DESC) AS recency
+                FROM webhook_attempts a WHERE a.delivery_id = ANY($1)
+            ) a
+            WHERE recency <= $2
+            ORDER BY delivery_id, started_at, id
+            """,
+            [deliveries.map(\.id), attemptsShown]
+        )
+        var attempts: [String: [WebhookAttemptRecord]] = [:]
+        for row in rows {
+            attempts[try row.decode("delivery_id"), default: []].append(try WebhookAttemptRecord.decode(row))
+        }
+        return deliveries.map { delivery in
+            var delivery = delivery
+            delivery.attempts = attempts[delivery.id] ?? []
+            return delivery
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import FerryCore
+import FerryStore
+import Foundation
+import Metrics
+
+extension WebhookService {
+    /// Claims due deliveries while there is room in flight and sends each as its own child
+    /// task; the curl thread runs them side by side, so none waits for another's endpoint.
+    func runDeliveries() async {
+        await withDiscardingTaskGroup { group in
+            while !shouldStop {
+                var wait = configuration.idlePollInterval
+                let room = configuration.maximumInFlight - inFlight.load(ordering: .acquiring)
+                if room > 0 {
+                    do {
+                        let limits = WebhookLedger.ClaimLimits(
+                            total: room, perEndpoint: configuration.maximumInFlightPerEndpoint,
+                            perTenant: configuration.maximumInFlightPerTenant, lease: configuration.leaseDuration
+                        )
+                        let (claimed, nextDue) = try await ledger.claimDue(limits)
+                        for claim in claimed {
+                            inFlight.add(1, ordering: .acquiringAndReleasing)
+                            group.addTask {
+                                await self.attempt(claim)
+                                self.inFlight.subtract(1, ordering: .acquiringAndReleasing)
+                                self.deliveryBell.ring()
+                            }
+                        }
+                        if claimed.count == room { continue }
+                        if let nextDue, nextDue > .zero { wait = min(wait, nextDue) }
+                    } catch {
+                        logger.error("claiming webhook deliveries failed", metadata: ["error": "\(error)"])
+                    }
+                }
+                await deliveryBell.wait(timeout: wait)
+            }
+        }
+    }
+
+    /// One attempt of a queued delivery: sign, send, record, plan the next step.
+    func attempt(_ claim: ClaimedDelivery) async {
+        let startedAt = configuration.now()
+        let result: WebhookHTTPResult
+        do {
+            let message = try WebhookMessage(event: claim.event, secrets: claim.secrets, sentAt: startedAt)
+            result = await transport.send(WebhookHTTPRequest(
+                url: claim.url, headerLines: message.headerLines, body: message.body, timeout: configuration.requestTimeout
+            ))
+        } catch {
+            result = WebhookHTTPResult(
+                statusCode: nil, retryAfter: nil, body: [], isBodyTruncated: false,
+                failure: .transport("the endpoint's signing secret is unusable: \(error)"), duration: .zero
+            )
+        }
+        // Shutting down: the lease expires and another attempt (here or elsewhere) follows.
+        if result.failure == .shuttingDown { return }
+        let outcome = AttemptOutcome(
+            statusCode: result.statusCode, retryAfter: result.retryAfter.flatMap { RetryAfter.parse($0, now: startedAt) }
+        )
+        let report = AttemptReport(
+            startedAt: startedAt, duration: result.duration, statusCode: result.statusCode,
+            error: Self.errorText(result), responseExcerpt: excerpt(of: result.body)
+        )
+        let now = configuration.now()
+        do {
+            let applied = try await ledger.record(report, for: claim) { failingSince in
+                self.plan(outcome, attemptNumber: claim.previousAttempts + 1, isDecision: false, failingSince: failingSince, now: now)
+            }
+            logDisabling(applied, endpointID: claim.endpointID)
+            Counter(label: "ferry_webhook_attempts_total", dimensions: [("outcome", outcome.isSuccess ? "delivered" : "failed")]).increment()
+            try await ledger.finishEventsIfDone(sessionIDs: [claim.event.sessionID])
+        } catch {
+            logger.error("recording a webhook attempt failed", metadata: ["delivery": "\(claim.deliveryID)", "error": "\(error)"])
+        }
+    }
+
+    /// An operator wants to know when an endpoint stops receiving (the tenant sees it in the API).
+    func logDisabling(_ plan: DeliveryPlan?, endpointID: String) {
+        guard case .disable(let reason)? = plan?.endpoint else { return }
+        logger.warning("webhook endpoint disabled", metadata: ["endpoint": "\(endpointID)", "reason": "\(reason)"])
+    }
+
+    /// Why an attempt failed, in words for the tenant; nil for a 2xx.
+    static func errorText(_ result: WebhookHTTPResult) -> String? {
+        if let failure = result.failure { return failure.description }
+        guard let status = result.statusCode else { return "no answer" }
+        switch status {
+        case 200..<300: return nil
+        case 300..<400: return "answered \(status); redirects are not followed"
+        default: return "answered \(status)"
+        }
+    }
+
+    /// The start of a notification's response, as text, for the attempt record.
+    func excerpt(of body: [UInt8]) -> String? {
+        guard !body.isEmpty, configuration.responseExcerptBytes > 0 else { return nil }
+        var prefix = Array(body.prefix(configuration.responseExcerptBytes))
+        // Never cut a UTF-8 sequence in half (a character is at most four bytes).
+        for _ in 0..<3 where !prefix.isEmpty && String(validating: prefix, as: UTF8.self) == nil {
+            prefix.removeLast()
+        }
+        let text = String(decoding: prefix, as: UTF8.self).replacingOccurrences(of: "\u{0}", with: "")
+        return text.isEmpty ? nil : text
+    }
+}

@@ -1,0 +1,93 @@
+import FerryCore
+import FerryStore
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// An instance's webhook delivery: reads the event outbox past a shared cursor and creates
+/// deliveries (fan-out), claims due deliveries under short leases and sends them on one
+/// dedicated curl thread, records every attempt and plans retries, and answers the engine's
+/// decision events directly (`DecisionGateway`). A `Service`: a graceful shutdown stops
+/// claiming and lets the requests in flight finish (each is bounded by its timeout).
+public final class WebhookService: Service, Sendable {
+    let configuration: WebhookConfiguration
+    let ledger: WebhookLedger
+    let hub: NotificationHub
+    let logger: Logger
+    let transport: WebhookTransport
+    let planner: DeliveryPlanner
+    /// Rung by new events, decisions, and while a horizon waits to become safe.
+    let fanOutBell = WakeSignal()
+    /// Rung by new deliveries, finished attempts, retries and enabled endpoints.
+    let deliveryBell = WakeSignal()
+    let inFlight = Atomic<Int>(0)
+    let isStopping = Atomic<Bool>(false)
+    private let seededJitter: Mutex<SplitMix64?>
+
+    public init(configuration: WebhookConfiguration, database: FerryDatabase, hub: NotificationHub, logger: Logger) throws {
+        self.configuration = configuration
+        self.ledger = database.webhookLedger(instanceID: configuration.instanceID)
+        self.hub = hub
+        self.logger = logger
+        self.planner = DeliveryPlanner(schedule: configuration.schedule, disableAfter: configuration.disableAfterFailingFor)
+        self.seededJitter = Mutex(configuration.jitterSeed.map { SplitMix64(seed: $0) })
+        self.transport = try WebhookTransport(
+            settings: .init(
+                addressPolicy: configuration.addressPolicy, userAgent: configuration.userAgent,
+                connectTimeout: configuration.connectTimeout, maximumResponseBytes: configuration.maximumResponseBytes
+            ),
+            logger: logger
+        )
+    }
+
+    public func run() async throws {
+        logger.info("webhook delivery started", metadata: ["instance": "\(configuration.instanceID)"])
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.runFanOut() }
+            group.addTask { await self.runDeliveries() }
+            let listener = Task { await self.listen() }
+            // Until the service group shuts down (or is cancelled).
+            try? await gracefulShutdown()
+            isStopping.store(true, ordering: .releasing)
+            fanOutBell.ring()
+            deliveryBell.ring()
+            listener.cancel()
+            await listener.value
+        }
+        await transport.stop()
+        logger.info("webhook delivery stopped", metadata: ["instance": "\(configuration.instanceID)"])
+    }
+
+    var shouldStop: Bool { isStopping.load(ordering: .acquiring) }
+
+    /// Notifications of new events (from any instance) wake the fan-out; a retry or an
+    /// enabled endpoint wakes the delivery loop. After a reconnection, both re-check.
+    private func listen() async {
+        for await signal in hub.subscribe(to: NotificationChannel.events) {
+            switch signal {
+            case .notification(let payload) where payload == WebhookLedger.deliveriesChangedPayload:
+                deliveryBell.ring()
+            case .notification:
+                fanOutBell.ring()
+            case .resync:
+                fanOutBell.ring()
+                deliveryBell.ring()
+            }
+        }
+    }
+
+    /// Plans after an attempt, with the seeded jitter in tests and the system's random source otherwise.
+    func plan(
+        _ outcome: AttemptOutcome, attemptNumber: Int, isDecision: Bool, failingSince: Date?, now: Date
+    ) -> DeliveryPlan {
+        let seeded = seededJitter.withLock { state -> DeliveryPlan? in
+            guard var generator = state else { return nil }
+            defer { state = generator }
+            return planner.plan(outcome, attemptNumber: attemptNumber, isDecision: isDecision, failingSince: failingSince, now: now, using: &generator)
+        }
+        if let seeded { return seeded }
+        var generator = SystemRandomNumberGenerator()
+        return planner.plan(outcome, attemptNumber: attemptNumber, isDecision: isDecision, failingSince: failingSince, now: now, using: &generator)
+    }
+}

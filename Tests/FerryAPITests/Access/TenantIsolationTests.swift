@@ -1,0 +1,59 @@
+import FerryCore
+import Testing
+
+@Suite("Another tenant's ids answer 404 on every route, exactly as ids that do not exist", .sharedHarnesses)
+struct TenantIsolationTests {
+    @Test("another tenant's ids are not found", arguments: TenantRoute.withIDs)
+    func anotherTenantsIDsAreNotFound(_ route: TenantRoute) async throws {
+        try await APIHarness.run { api in
+            let owner = try await api.makeTenant(name: "owner")
+            let intruder = try await api.makeTenant(name: "intruder")
+            _ = try await TenantRoute.IDs.make(by: intruder)
+            let ids = try await TenantRoute.IDs.make(by: owner)
+            let before = try await api.rowCounts()
+
+            let reply = try await route.send(with: intruder, ids: ids)
+            let unknown = try await route.send(with: intruder, ids: .unknown)
+
+            let problem = expectProblem(reply, status: .notFound)
+            #expect(problem?.detail == "No such \(route.resource).", "the tenant scoping answered, not a later check")
+            #expect(ids.replacing(in: reply.text, with: .unknown) == unknown.text, "indistinguishable from ids that do not exist")
+            #expect(try await api.rowCounts() == before)
+            let untouched = try await owner.task(ids.task)
+            #expect(untouched.state == "suspended")
+            #expect(untouched.error == nil)
+            #expect(try await owner.session(ids.session).state == "valid")
+            let ownersView = try await route.send(with: owner, ids: ids)
+            #expect(ownersView.problem?.detail != problem?.detail, "the ids exist for their owner: \(ownersView)")
+        }
+    }
+
+    @Test("lists show only the caller's sessions and tasks")
+    func listsAreScoped() async throws {
+        try await APIHarness.run { api in
+            let owner = try await api.makeTenant(name: "owner")
+            let intruder = try await api.makeTenant(name: "intruder")
+            let session = try await owner.createSession()
+            _ = try await owner.createTask(in: session.id, ["kind": "data", "request": ["url": "http://example.com/a"]])
+            let own = try await intruder.createSession()
+
+            #expect(try await intruder.sessions().data.map(\.id) == [own.id])
+            #expect(try await intruder.sessions(query: "?after=\(session.id)").data.isEmpty)
+            #expect(try await intruder.tasks(in: own.id).data.isEmpty)
+        }
+    }
+
+    @Test("the same Idempotency-Key in two tenants makes two tasks")
+    func idempotencyKeysAreScoped() async throws {
+        try await APIHarness.run { api in
+            let first = try await api.makeTenant(name: "first")
+            let second = try await api.makeTenant(name: "second")
+            let body: JSONValue = ["kind": "data", "request": ["url": "http://example.com/a"]]
+
+            let a = try await first.createTask(in: try await first.createSession().id, body, idempotencyKey: "order-42")
+            let b = try await second.createTask(in: try await second.createSession().id, body, idempotencyKey: "order-42")
+
+            #expect(a.id != b.id)
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import FerryCore
+import FerryStore
+import HTTPTypes
+import Testing
+import TestOrigin
+
+@Suite("Resume data: cancelByProducingResumeData yields a token that resumes the download once; forged tokens are refused", .sharedHarnesses)
+struct ResumeDataTests {
+    @Test("a slow download cancelled with resume data resumes with Range and If-Range, once")
+    func resumesOnce() async throws {
+        let body = TestOrigin.pattern(count: 600_000, seed: 3)
+        let origin = try TestOrigin { request, responder in
+            // The first attempt trickles, so it is surely cancelled mid-way; the resumption is fast.
+            let rate = request.header("Range") == nil ? 100_000 : nil
+            try responder.serveResource(body, for: request, etag: "\"strong-1\"", bytesPerSecond: rate)
+        }
+        defer { origin.stop() }
+        try await APIHarness.runWithEngine { api, _ in
+            let tenant = try await api.makeTenant()
+            let session = try await tenant.createSession()
+            let first = try await tenant.createTask(in: session.id, ["kind": "download", "request": ["url": .string(origin.url("/big"))], "resume": true])
+            try await waitUntil(timeout: .seconds(10)) { try await tenant.task(first.id).countOfBytesReceived > 100_000 }
+
+            let token = try #require(try await tenant.cancelByProducingResumeData(first.id))
+
+            #expect(token.hasPrefix("frd1."))
+            let cancelled = try await tenant.task(first.id)
+            #expect(cancelled.state == "completed")
+            #expect(cancelled.error?.code == -999)
+            #expect(cancelled.error?.resumeData == token)
+
+            let resumed = try await tenant.createTask(in: session.id, ["kind": "download", "resumeData": .string(token), "resume": true])
+            let done = try await tenant.task(resumed.id, wait: 20)
+            #expect(done.state == "completed")
+            #expect(done.error == nil)
+            #expect(try await tenant.file(resumed.id).body == body, "the resumed file is whole and byte-exact")
+            let resumption = try #require(origin.requests(path: "/big").last)
+            #expect(resumption.header("Range")?.hasPrefix("bytes=") == true)
+            #expect(resumption.header("Range") != "bytes=0-")
+            #expect(resumption.header("If-Range") == "\"strong-1\"")
+
+            let before = try await api.rowCounts()
+            let again = try await tenant.send(.post, "/v1/sessions/\(session.id)/tasks", json: ["kind": "download", "resumeData": .string(token)])
+            expectProblem(again, status: .conflict)
+            #expect(try await api.rowCounts() == before)
+        }
+    }
+
+    /// Tokens a tenant could present that Ferry did not issue to it for a kept partial file.
+    enum Forgery: String, CaseIterable, Sendable {
+        case signedWithAnotherKey, tamperedPayload, tamperedSignature, anotherTenants, genuineButNothingKept
+
+        var expectedStatus: HTTPResponse.Status { self == .genuineButNothingKept ? .conflict : .badRequest }
+
+        func token(issuer: ResumeDataIssuer, tenantID: String, otherTenantID: String) -> String? {
+            let checkpoint = TransferCheckpoint(
+                partialFile: "tsk_gone.part", bytesOnDisk: 1000, validator: .strongETag("\"v1\""),
+                url: "http://example.com/a", expectedTotalBytes: 5000
+            )
+            let request = TransferRequest(url: "http://example.com/a")
+            func genuine(for tenant: String, by issuer: ResumeDataIssuer) -> String? {
+                issuer.token(tenantID: tenant, taskID: "tsk_gone", originalRequest: request, checkpoint: checkpoint)
+            }
+            switch self {
+            case .signedWithAnotherKey:
+                return genuine(for: tenantID, by: ResumeDataIssuer(signingKey: [UInt8](repeating: 7, count: 32)))
+            case .tamperedPayload:
+                return genuine(for: tenantID, by: issuer).map { Self.flippingCharacter(in: $0, part: 1) }
+            case .tamperedSignature:
+                return genuine(for: tenantID, by: issuer).map { Self.flippingCharacter(in: $0, part: 2) }
+            case .anotherTenants:
+                return genuine(for: otherTenantID, by: issuer)
+            case .genuineButNothingKept:
+                return genuine(for: tenantID, by: issuer)
+            }
+        }
+
+        private static func flippingCharacter(in token: String, part: Int) -> String {
+            var parts = token.split(separator: ".").map(String.init)
+            var characters = Array(parts[part])
+            let middle = characters.count / 2
+            characters[middle] = characters[middle] == "A" ? "B" : "A"
+            parts[part] = String(characters)
+            return parts.joined(separator: ".")
+        }
+    }
+
+    @Test("forged or foreign resume data is refused naming resumeData, and nothing is written", arguments: Forgery.allCases)
+    func refusesForgeries(_ forgery: Forgery) async throws {
+        try await APIHarness.run { api in
+            let tenant = try await api.makeTenant()
+            let other = try await api.makeTenant(name: "other")
+            let session = try await tenant.createSession()
+            let token = try #require(forgery.token(issuer: api.services.resumeData, tenantID: tenant.tenantID, otherTenantID: other.tenantID))
+            let before = try await api.rowCounts()
+
+            let reply = try await tenant.send(.post, "/v1/sessions/\(session.id)/tasks", json: ["kind": "download", "resumeData": .string(token)])
+
+            expectProblem(reply, status: forgery.expectedStatus, field: forgery.expectedStatus == .badRequest ? "resumeData" : nil)
+            #expect(!reply.text.contains(other.tenantID), "the problem does not reveal the other tenant")
+            #expect(try await api.rowCounts() == before)
+        }
+    }
+}
+
+/// Polls `condition` until it holds, failing after `timeout`.
+func waitUntil(timeout: Duration, _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("condition not met within \(timeout)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+}

@@ -1,0 +1,180 @@
+import FerryCore
+import Testing
+
+@Suite("POST /v1/sessions: every configuration field's bad values are a 4xx naming it, and nothing is written", .sharedHarnesses)
+struct SessionCreationValidationTests {
+    /// A case whose `configuration` is the default one with `member` set to `value`.
+    static func configuration(_ member: String, _ value: JSONValue, field: String? = nil, knownIssue: String? = nil) -> BadInput {
+        BadInput(
+            "configuration.\(member) = \(value.serializedText)",
+            ["configuration": JSONValue.object(["kind": "default"]).setting(member, to: value)],
+            field: field ?? "configuration.\(member.split(separator: ".").first ?? "")"
+        )
+    }
+
+    static func background(_ identifier: JSONValue?, field: String = "configuration.identifier", knownIssue: String? = nil) -> BadInput {
+        BadInput(
+            "background identifier \(identifier?.serializedText ?? "missing")",
+            ["configuration": JSONValue.object(["kind": "background"]).setting("identifier", to: identifier)],
+            field: field
+        )
+    }
+
+    static func proxy(_ dictionary: JSONValue, field: String) -> BadInput {
+        configuration("connectionProxyDictionary", dictionary, field: "configuration.connectionProxyDictionary.\(field)")
+    }
+
+    static let enabledHTTPProxy: JSONValue = ["HTTPEnable": true, "HTTPProxy": "proxy.example", "HTTPPort": 3128]
+
+    static let cases: [BadInput] = [
+        BadInput("configuration missing", [:], field: "configuration"),
+        BadInput("configuration a string", ["configuration": "default"], field: "configuration"),
+        BadInput("configuration an array", ["configuration": [["kind": "default"]]], field: "configuration"),
+        BadInput("kind missing", ["configuration": [:]], field: "configuration.kind"),
+        configuration("kind", "foreground"),
+        configuration("kind", "DEFAULT"),
+        configuration("kind", 1),
+        configuration("kind", ["default"]),
+        background(nil),
+        background(""),
+        background(7),
+        background(.repeated("i", count: 257)),
+        background("nightly\u{0}sync"),
+        configuration("identifier", "only-for-background"),
+        configuration("timeoutIntervalForRequest", 0),
+        configuration("timeoutIntervalForRequest", -1),
+        configuration("timeoutIntervalForRequest", "60"),
+        configuration("timeoutIntervalForRequest", 1e300),
+        configuration("timeoutIntervalForRequest", true),
+        configuration("timeoutIntervalForResource", 0),
+        configuration("timeoutIntervalForResource", 2_419_201),
+        configuration("timeoutIntervalForResource", [60]),
+        configuration("httpMaximumConnectionsPerHost", 0),
+        configuration("httpMaximumConnectionsPerHost", -3),
+        configuration("httpMaximumConnectionsPerHost", 65),
+        configuration("httpMaximumConnectionsPerHost", 2.5),
+        configuration("httpMaximumConnectionsPerHost", 1e20),
+        configuration("httpMaximumConnectionsPerHost", "6"),
+        configuration("httpAdditionalHeaders", "X-A: 1"),
+        configuration("httpAdditionalHeaders", ["X-A", "1"]),
+        configuration("httpAdditionalHeaders", ["X-A": 1], field: "configuration.httpAdditionalHeaders.X-A"),
+        configuration("httpAdditionalHeaders", ["X-A": "a\r\nInjected: 1"], field: "configuration.httpAdditionalHeaders.X-A"),
+        configuration("httpAdditionalHeaders", ["X-A": "a\nInjected: 1"], field: "configuration.httpAdditionalHeaders.X-A"),
+        configuration("httpAdditionalHeaders", ["X-A": "a\rb"], field: "configuration.httpAdditionalHeaders.X-A"),
+        configuration("httpAdditionalHeaders", ["X-A": "a\u{0}b"], field: "configuration.httpAdditionalHeaders.X-A"),
+        configuration("httpAdditionalHeaders", ["X-A": "a\u{1}b"], field: "configuration.httpAdditionalHeaders.X-A"),
+        configuration("httpAdditionalHeaders", ["Bad Name": "x"], field: "configuration.httpAdditionalHeaders.Bad Name"),
+        configuration("httpAdditionalHeaders", ["X-A\r\nInjected": "x"], field: "configuration.httpAdditionalHeaders.X-A\r\nInjected"),
+        configuration("httpAdditionalHeaders", ["Host": "evil.example"], field: "configuration.httpAdditionalHeaders.Host"),
+        configuration("httpAdditionalHeaders", ["content-length": "5"], field: "configuration.httpAdditionalHeaders.content-length"),
+        configuration("httpAdditionalHeaders", .object(Dictionary(uniqueKeysWithValues: (0...100).map { ("X-H\($0)", JSONValue.string("v")) }))),
+        configuration("requestCachePolicy", "sometimes"),
+        configuration("requestCachePolicy", 0),
+        configuration("httpShouldSetCookies", "yes"),
+        configuration("httpCookieAcceptPolicy", "maybe"),
+        configuration("httpShouldUsePipelining", 1),
+        configuration("tlsMinimumSupportedProtocolVersion", "SSLv3"),
+        configuration("tlsMaximumSupportedProtocolVersion", "TLSv14"),
+        BadInput(
+            "TLS minimum above maximum",
+            ["configuration": ["kind": "default", "tlsMinimumSupportedProtocolVersion": "TLSv13", "tlsMaximumSupportedProtocolVersion": "TLSv12"]],
+            field: "configuration.tlsMaximumSupportedProtocolVersion"
+        ),
+        configuration("connectionProxyDictionary", "http://proxy.example:3128"),
+        proxy(["HTTPEnable": true], field: "HTTPProxy"),
+        proxy(["HTTPEnable": true, "HTTPProxy": "proxy.example"], field: "HTTPPort"),
+        proxy(enabledHTTPProxy.setting("HTTPPort", to: 0), field: "HTTPPort"),
+        proxy(enabledHTTPProxy.setting("HTTPPort", to: 65536), field: "HTTPPort"),
+        proxy(enabledHTTPProxy.setting("HTTPPort", to: "3128"), field: "HTTPPort"),
+        proxy(enabledHTTPProxy.setting("HTTPProxy", to: "proxy example"), field: "HTTPProxy"),
+        proxy(enabledHTTPProxy.setting("HTTPProxy", to: "proxy\r\nX-Injected: 1"), field: "HTTPProxy"),
+        proxy(enabledHTTPProxy.setting("HTTPProxy", to: ""), field: "HTTPProxy"),
+        proxy(["HTTPSEnable": "yes"], field: "HTTPSEnable"),
+        proxy(["SOCKSEnable": true, "SOCKSProxy": "socks.example", "SOCKSPort": -1], field: "SOCKSPort"),
+        proxy(["FTPEnable": true], field: "FTPEnable"),
+        configuration("waitsForConnectivity", "true"),
+        configuration("isDiscretionary", 0),
+        configuration("sessionSendsLaunchEvents", "no"),
+        configuration("discretionary", true),
+        configuration("timeoutIntervalForReqest", 30),
+        BadInput("sessionDescription a number", ["configuration": ["kind": "default"], "sessionDescription": 5], field: "sessionDescription"),
+        BadInput(
+            "sessionDescription 4097 bytes",
+            ["configuration": ["kind": "default"], "sessionDescription": .repeated("d", count: 4097)],
+            field: "sessionDescription"
+        ),
+        BadInput(
+            "sessionDescription with NUL", ["configuration": ["kind": "default"], "sessionDescription": "nightly\u{0}"],
+            field: "sessionDescription"
+        ),
+        BadInput("delegate a string", ["configuration": ["kind": "default"], "delegate": "https://hooks.example/"], field: "delegate"),
+        BadInput("delegate.url ftp", ["configuration": ["kind": "default"], "delegate": ["url": "ftp://hooks.example/"]], field: "delegate.url"),
+        BadInput(
+            "delegate.secret not whsec_", ["configuration": ["kind": "default"], "delegate": ["url": "https://hooks.example/", "secret": "hunter2"]],
+            field: "delegate.secret"
+        ),
+        BadInput(
+            "delegate.events unknown", ["configuration": ["kind": "default"], "delegate": ["url": "https://hooks.example/", "events": ["task.nope"]]],
+            field: "delegate.events[0]"
+        ),
+        BadInput(
+            "delegate.secret not base64", ["configuration": ["kind": "default"], "delegate": ["url": "https://hooks.example/", "secret": "whsec_!!!"]],
+            field: "delegate.secret"
+        ),
+        BadInput(
+            "delegate unknown member", ["configuration": ["kind": "default"], "delegate": ["url": "https://hooks.example/", "retries": 3]],
+            field: "delegate.retries"
+        ),
+        BadInput("unknown top-level field", ["configuration": ["kind": "default"], "config": ["kind": "default"]], field: "config"),
+        BadInput("a trailing comma", raw: #"{"configuration":{"kind":"default",}}"#),
+        BadInput("kind twice", raw: #"{"configuration":{"kind":"default","kind":"background"}}"#, field: "configuration.kind"),
+    ] + BadInput.malformedBodies
+
+    @Test("refused", arguments: cases)
+    func refuses(_ input: BadInput) async throws {
+        try await APIHarness.run { api in
+            let tenant = try await api.makeTenant()
+            let before = try await api.rowCounts()
+
+            let reply = try await input.send(.post, "/v1/sessions", with: tenant)
+
+            let after = try await api.rowCounts()
+            try await checking(knownIssue: input.knownIssue) {
+                expectProblem(reply, status: input.status, field: input.field)
+                #expect(after == before, "a refused request wrote rows")
+            }
+        }
+    }
+
+    @Test("a configuration with every field set is accepted and reported back")
+    func acceptsEveryField() async throws {
+        try await APIHarness.run { api in
+            let tenant = try await api.makeTenant()
+            let configuration: JSONValue = [
+                "kind": "background", "identifier": "nightly-sync",
+                "timeoutIntervalForRequest": 30.5, "timeoutIntervalForResource": 3600, "httpMaximumConnectionsPerHost": 4,
+                "httpAdditionalHeaders": ["X-Client": "tests"], "requestCachePolicy": "reloadIgnoringLocalCacheData",
+                "httpShouldSetCookies": false, "httpCookieAcceptPolicy": "never", "httpShouldUsePipelining": true,
+                "tlsMinimumSupportedProtocolVersion": "TLSv12", "tlsMaximumSupportedProtocolVersion": "TLSv13",
+                "connectionProxyDictionary": ["HTTPEnable": true, "HTTPProxy": "proxy.example", "HTTPPort": 3128],
+                "waitsForConnectivity": true, "isDiscretionary": true, "sessionSendsLaunchEvents": false,
+            ]
+            let session = try await tenant.createSession(configuration)
+            #expect(session.configuration["identifier"] == "nightly-sync")
+            #expect(session.configuration["timeoutIntervalForRequest"] == 30.5)
+            #expect(session.configuration["httpMaximumConnectionsPerHost"] == 4)
+            #expect(session.configuration["httpAdditionalHeaders"] == ["X-Client": "tests"])
+
+            let again = try await tenant.createSession(configuration, expecting: .ok)
+            #expect(again.id == session.id, "re-creating a background session re-attaches")
+        }
+    }
+}
+
+extension JSONValue {
+    /// The value as compact JSON text, for case labels.
+    var serializedText: String {
+        let text = String(decoding: serialized(), as: UTF8.self)
+        return text.count > 40 ? String(text.prefix(40)) + "…" : text
+    }
+}

@@ -1,0 +1,39 @@
+import FerryCore
+import Testing
+
+@Suite("Receivers' decisions, read defensively")
+struct DecisionReplyTests {
+    let proposed = TransferRequest(url: "http://a/next", httpMethod: "GET", allHTTPHeaderFields: ["Accept": "*/*"])
+
+    @Test("redirects: stop, follow as proposed, follow a changed request; anything odd is the default")
+    func redirects() throws {
+        #expect(DecisionReplies.redirect(try json(#"{"request": null}"#), proposed: proposed, urlChecker: TestURLChecker()) == .stop)
+        #expect(DecisionReplies.redirect(try json(#"{"request": {}}"#), proposed: proposed, urlChecker: TestURLChecker()) == .follow(proposed))
+        var changed = proposed
+        changed.url = "https://b/elsewhere"
+        changed.allHTTPHeaderFields = ["X-Hop": "2"]
+        #expect(DecisionReplies.redirect(
+            try json(#"{"request": {"url": "https://b/elsewhere", "allHTTPHeaderFields": {"X-Hop": "2"}}}"#),
+            proposed: proposed, urlChecker: TestURLChecker()
+        ) == .follow(changed))
+        for odd in [#"{}"#, #"{"request": 3}"#, #"{"request": {"url": "ftp://x"}}"#, #"{"request": {"allHTTPHeaderFields": {"A": "b\nc"}}}"#] {
+            #expect(DecisionReplies.redirect(try json(odd), proposed: proposed, urlChecker: TestURLChecker()) == nil)
+        }
+        #expect(DecisionReplies.redirect(nil, proposed: proposed, urlChecker: TestURLChecker()) == nil)
+    }
+
+    @Test("challenges, responses, caching and delayed requests")
+    func dispositions() throws {
+        #expect(DecisionReplies.challenge(try json(#"{"disposition": "useCredential", "credential": {"user": "u", "password": "p"}}"#)) == .useCredential(user: "u", password: "p"))
+        #expect(DecisionReplies.challenge(try json(#"{"disposition": "useCredential"}"#)) == nil)
+        #expect(DecisionReplies.challenge(try json(#"{"disposition": "rejectProtectionSpace"}"#)) == .rejectProtectionSpace)
+        #expect(DecisionReplies.challenge(try json(#"{"disposition": "maybe"}"#)) == nil)
+        #expect(DecisionReplies.response(try json(#"{"disposition": "becomeDownload"}"#)) == .becomeDownload)
+        #expect(DecisionReplies.response(try json(#"{"disposition": "becomeStream"}"#)) == nil)
+        #expect(DecisionReplies.allowsCaching(try json(#"{"cachedResponse": null}"#)) == false)
+        #expect(DecisionReplies.allowsCaching(try json(#"{}"#)) == nil)
+        #expect(DecisionReplies.delayedRequest(try json(#"{"disposition": "cancel"}"#), original: proposed, urlChecker: TestURLChecker()) == .cancel)
+        #expect(DecisionReplies.delayedRequest(try json(#"{"disposition": "useNewRequest", "request": {"url": "http://c/"}}"#), original: proposed, urlChecker: TestURLChecker())
+            == .useNewRequest(TransferRequest(url: "http://c/", httpMethod: "GET", allHTTPHeaderFields: ["Accept": "*/*"])))
+    }
+}

@@ -1,0 +1,108 @@
+import FerryCore
+@testable import FerryEngine
+import FerryStore
+import FerryTestSupport
+import Foundation
+import Testing
+import TestOrigin
+
+@Suite("Transfers survive shutdowns, and the data folder is reconciled after crashes")
+struct DurabilityTests {
+    @Test("a background download handed back at shutdown continues on the next instance from its checkpoint")
+    func backgroundSurvivesShutdown() async throws {
+        let body = TestOrigin.pattern(count: 4_000_000, seed: 3)
+        let origin = try TestOrigin { request, responder in
+            try responder.serveResource(body, for: request, etag: "\"bg1\"", bytesPerSecond: 1_000_000)
+        }
+        defer { origin.stop() }
+        let database = try await TestDatabase.make(poolSize: 6)
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-durable-\(UInt32.random(in: 0...UInt32.max))").path
+
+        let first = try await EngineHarness(database: database, instanceID: "first", dataDirectory: dataDirectory)
+        let session = try await first.makeSession(SessionConfiguration(kind: .background, identifier: "nightly"))
+        let created = try await first.startTask(in: session, kind: .download, url: origin.url("/bg.bin"))
+        // Wait until a checkpoint is on record, then shut the instance down gracefully.
+        _ = try await first.task(created.id, timeout: .seconds(10)) { $0.countOfBytesReceived > 1_200_000 }
+        await first.stop()
+        let handedBack = try await first.tasks.find(tenantID: first.tenant.id, id: created.id)
+        #expect(handedBack.state == .running)
+        #expect(handedBack.countOfBytesReceived > 0)
+
+        let second = try await EngineHarness(database: database, instanceID: "second", dataDirectory: dataDirectory, tenant: first.tenant)
+        let task = try await second.completion(of: created.id)
+        let events = try await second.eventTypes(of: created.id)
+        await second.stop()
+        await database.close()
+
+        #expect(task.error == nil)
+        #expect(try second.downloadedFile(of: created.id) == body)
+        let requests = origin.requests(path: "/bg.bin")
+        #expect(requests.count == 2)
+        let range = try #require(requests.last?.header("Range"))
+        let offset = Int(range.dropFirst("bytes=".count).dropLast()) ?? 0
+        #expect(offset > 1_000_000, "resumed at \(range)")
+        #expect(requests.last?.header("If-Range") == "\"bg1\"")
+        #expect(events.contains("downloadTask.didResumeAtOffset"))
+    }
+
+    @Test("a default session's transfer completes with -1005 and resume data at shutdown")
+    func defaultSessionAtShutdown() async throws {
+        let body = TestOrigin.pattern(count: 3_000_000, seed: 4)
+        let origin = try TestOrigin { request, responder in
+            try responder.serveResource(body, for: request, etag: "\"d1\"", bytesPerSecond: 800_000)
+        }
+        defer { origin.stop() }
+        let ferry = try await EngineHarness()
+        let session = try await ferry.makeSession()
+        let created = try await ferry.startTask(in: session, kind: .download, url: origin.url("/d.bin"))
+        _ = try await ferry.task(created.id) { $0.countOfBytesReceived > 500_000 }
+        await ferry.stop()
+        let task = try await ferry.tasks.find(tenantID: ferry.tenant.id, id: created.id)
+        await ferry.database.close()
+        #expect(task.state == .completed)
+        #expect(task.error?.code == -1005)
+        let token = try ferry.resumeData.decode(try #require(task.error?.resumeData), tenantID: ferry.tenant.id)
+        #expect(token.bytesOnDisk > 0)
+    }
+
+    @Test("the reconciler removes orphans and restores a finished file that was never committed")
+    func reconciler() async throws {
+        // The instance's own reconciler stays off: this test runs one by hand.
+        try await EngineHarness.run(configure: { $0.reconcilesStorage = false }) { ferry in
+            let session = try await ferry.makeSession()
+            let files = TenantFiles(dataDirectory: ferry.dataDirectory)
+            try files.createDirectories(tenantID: ferry.tenant.id)
+            // A running download (suspended here so no engine touches it) whose finished file was
+            // renamed into place before the instance died.
+            let running = try await ferry.tasks.create(
+                tenantID: ferry.tenant.id, sessionID: session.id,
+                TaskCreation(kind: .download, request: TransferRequest(url: "http://127.0.0.1:9/x")),
+                request: TransferRequest(url: "http://127.0.0.1:9/x"), host: "127.0.0.1", origin: .init()
+            ).task
+            let old = Date().addingTimeInterval(-600)
+            func write(_ area: TenantFiles.Area, _ name: String) throws -> String {
+                let path = try files.path(area, tenantID: ferry.tenant.id, name: name)
+                try Data([1, 2, 3]).write(to: URL(fileURLWithPath: path))
+                try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path)
+                return path
+            }
+            let orphanPartial = try write(.partial, "tsk_gone.part")
+            let orphanDownload = try write(.downloads, "tsk_gone")
+            let uncommitted = try write(.downloads, running.id)
+            let freshOrphan = try files.path(.partial, tenantID: ferry.tenant.id, name: "tsk_new.part")
+            try Data([9]).write(to: URL(fileURLWithPath: freshOrphan))
+
+            let reconciler = StorageReconciler(
+                files: files, storage: ferry.database.database.storage,
+                blocking: BlockingPool(name: "test-files", threadCount: 1), logger: quietLogger
+            )
+            let report = try await reconciler.reconcile()
+            #expect(report == .init(removedPartials: 1, restoredDownloads: 1, removedDownloads: 1))
+            #expect(!FileManager.default.fileExists(atPath: orphanPartial))
+            #expect(!FileManager.default.fileExists(atPath: orphanDownload))
+            #expect(!FileManager.default.fileExists(atPath: uncommitted))
+            #expect(FileManager.default.fileExists(atPath: try files.path(.partial, tenantID: ferry.tenant.id, name: "\(running.id).part")))
+            #expect(FileManager.default.fileExists(atPath: freshOrphan), "files younger than the grace period are left alone")
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import FerryCore
+import FerryStore
+import FerryTestSupport
+import Foundation
+import Testing
+
+@Suite("TLS: trust, client certificates and URLSession's -120x errors")
+struct TLSTests {
+    static let certificates = Result { try TLSOrigin.makeCertificates() }
+
+    private func fetch(_ url: String, configure: (inout SessionConfiguration) -> Void = { _ in }) async throws -> TaskRecord {
+        try await EngineHarness.run { ferry in
+            var configuration = SessionConfiguration(kind: .ephemeral)
+            configure(&configuration)
+            let session = try await ferry.makeSession(configuration)
+            return try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: url).id)
+        }
+    }
+
+    @Test("an unknown root is -1203; the session's own trusted root makes it a success")
+    func trust() async throws {
+        let certificates = try Self.certificates.get()
+        let origin = try TLSOrigin(certificates)
+        defer { origin.stop() }
+        let untrusted = try await fetch(origin.url)
+        #expect(untrusted.error?.code == -1203)
+        let trusted = try await fetch(origin.url) { $0.tlsTrustedRootCertificatesPEM = certificates.caPEM }
+        #expect(trusted.error == nil)
+        #expect(trusted.response?.statusCode == 200)
+    }
+
+    @Test("an expired certificate is -1201")
+    func expired() async throws {
+        let certificates = try Self.certificates.get()
+        let origin = try TLSOrigin(certificates, certificate: "expired")
+        defer { origin.stop() }
+        let task = try await fetch(origin.url) { $0.tlsTrustedRootCertificatesPEM = certificates.caPEM }
+        #expect(task.error?.code == -1201)
+    }
+
+    @Test("a server that demands a client certificate: -1206 without one, success with the session's")
+    func clientCertificate() async throws {
+        let certificates = try Self.certificates.get()
+        let origin = try TLSOrigin(certificates, requiresClientCertificate: true)
+        defer { origin.stop() }
+        let without = try await fetch(origin.url) { $0.tlsTrustedRootCertificatesPEM = certificates.caPEM }
+        #expect(without.error?.code == -1206)
+        let with = try await fetch(origin.url) {
+            $0.tlsTrustedRootCertificatesPEM = certificates.caPEM
+            $0.tlsClientCertificatePEM = certificates.clientCertificatePEM
+            $0.tlsClientPrivateKeyPEM = certificates.clientKeyPEM
+        }
+        #expect(with.error == nil)
+        #expect(with.response?.statusCode == 200)
+    }
+}

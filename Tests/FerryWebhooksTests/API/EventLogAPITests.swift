@@ -1,0 +1,133 @@
+import FerryCore
+import FerryStore
+import FerryTestSupport
+import Foundation
+import Testing
+
+@Suite("The event log through the API")
+struct EventLogAPITests {
+    @Test("a task's events in sequence order, page by page; a session's by position")
+    func taskAndSessionEvents() async throws {
+        try await WebhookHarness.run(start: false) { ferry in
+            let (session, _) = try await ferry.makeSession()
+            let task = try await ferry.makeTask(in: session)
+            let other = try await ferry.makeTask(in: session)
+            for _ in 0..<4 { try await ferry.emit(.downloadTaskDidWriteData, task: task, data: ["totalBytesWritten": 10]) }
+            let decision = try await ferry.emit(.taskWillPerformHTTPRedirection, task: task)
+            _ = try await ferry.pool.withConnection { connection in
+                try connection.execute("UPDATE events SET decided_by = 'default' WHERE id = $1", [decision])
+            }
+            try await ferry.withAPI { api in
+                let first = try await api.get("/v1/tasks/\(task.id)/events?limit=4")
+                #expect(first.status == 200)
+                #expect(first.json["data"]?.arrayValue.map { $0["sequence"] } == [1, 2, 3, 4])
+                #expect(first.json["nextCursor"] == "4")
+                let item = try #require(first.json["data"]?.arrayValue.last)
+                #expect(item["type"] == "downloadTask.didWriteData")
+                #expect(item["taskId"]?.stringValue == task.id)
+                #expect(item["data"]?["totalBytesWritten"] == 10)
+                #expect(item["data"]?["sequence"] == 4)
+                #expect(item["timestamp"]?.stringValue.flatMap(ISO8601Parsing.date(from:)) != nil)
+                #expect(item["decidedBy"] == .null)
+                let rest = try await api.get("/v1/tasks/\(task.id)/events?after=4")
+                #expect(rest.json["data"]?.arrayValue.map { $0["sequence"] } == [5, 6])
+                #expect(rest.json["data"]?.arrayValue.last?["decidedBy"] == "default")
+                #expect(rest.json["nextCursor"] == .null)
+
+                let all = try await api.get("/v1/sessions/\(session.id)/events")
+                let positions = all.json["data"]?.arrayValue.compactMap { $0["position"] } ?? []
+                #expect(positions.count == 7)
+                #expect(all.json["data"]?.arrayValue.filter { $0["taskId"]?.stringValue == other.id }.count == 1)
+                let page = try await api.get("/v1/sessions/\(session.id)/events?limit=3")
+                let cursor = try #require(page.json["nextCursor"]?.stringValue)
+                #expect(page.json["data"]?.arrayValue.map { $0["position"] } == Array(positions.prefix(3)))
+                let next = try await api.get("/v1/sessions/\(session.id)/events?after=\(cursor)")
+                #expect(next.json["data"]?.arrayValue.map { $0["position"] } == Array(positions.dropFirst(3)))
+
+                #expect(try await api.get("/v1/tasks/tsk_nope/events").status == 404)
+                let bad = try await api.get("/v1/sessions/\(session.id)/events?after=yesterday")
+                #expect(bad.status == 400)
+                #expect(bad.json["field"] == "query.after")
+            }
+        }
+    }
+
+    @Test("another tenant reads none of it")
+    func otherTenants() async throws {
+        try await WebhookHarness.run(start: false) { ferry in
+            let (session, _) = try await ferry.makeSession()
+            let task = try await ferry.makeTask(in: session)
+            let (_, strangerKey) = try await ferry.database.tenants.create(name: "stranger", quotas: TenantQuotas())
+            try await ferry.withAPI { api in
+                let stranger = api.with(apiKey: strangerKey)
+                let taskEvents = try await stranger.get("/v1/tasks/\(task.id)/events")
+                #expect(taskEvents.status == 404)
+                #expect(try await stranger.get("/v1/sessions/\(session.id)/events").status == 404)
+                #expect(try await stranger.get("/v1/events/stream?sessionId=\(session.id)").status == 404)
+                #expect(try await api.get("/v1/tasks/\(task.id)/events").json["data"]?.arrayCount == 1)
+            }
+        }
+    }
+
+    @Test("the event stream replays from Last-Event-ID, then follows new events live, each as its webhook body")
+    func eventStream() async throws {
+        try await WebhookHarness.run(start: false) { ferry in
+            let (session, _) = try await ferry.makeSession()
+            let task = try await ferry.makeTask(in: session)
+            for _ in 0..<3 { try await ferry.emit(.downloadTaskDidWriteData, task: task) }
+            let (strangerTenant, strangerKey) = try await ferry.database.tenants.create(name: "stranger", quotas: TenantQuotas())
+            let (strangerSession, _) = try await ferry.makeSession(tenantID: strangerTenant.id)
+            let events = try await ferry.database.events.taskEvents(tenantID: ferry.tenant.id, taskID: task.id, after: nil, limit: 100).items
+            #expect(events.count == 4)
+            try await ferry.withAPI(live: true) { api in
+                let port = try #require(api.http.port)
+                let stream = try SSEClient(port: port, path: "/v1/events/stream", headers: [
+                    ("Authorization", "Bearer \(ferry.apiKey)"), ("Last-Event-ID", String(events[1].position)),
+                ])
+                defer { stream.disconnect() }
+                #expect(try await stream.wait { $0.events.count >= 2 })
+                #expect(stream.status == 200)
+                #expect(stream.contentType == "text/event-stream")
+                #expect(stream.events.map(\.id) == [String(events[2].position), String(events[3].position)])
+                #expect(stream.events.map(\.type) == ["downloadTask.didWriteData", "downloadTask.didWriteData"])
+                #expect(stream.events[0].data == String(decoding: events[2].webhookBody(), as: UTF8.self))
+
+                // Live: a new event, and another tenant's event that must not appear.
+                let strangerTask = try await ferry.makeTask(in: strangerSession)
+                try await ferry.emit(.taskDidCompleteWithError, task: strangerTask)
+                try await ferry.emit(.taskDidCompleteWithError, task: task)
+                #expect(try await stream.wait { $0.events.count >= 3 })
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(stream.events.count == 3)
+                #expect(stream.events.last?.type == "task.didCompleteWithError")
+                let body = try JSONValue.parse(Array((stream.events.last?.data ?? "").utf8))
+                #expect(body["data"]?["taskId"]?.stringValue == task.id)
+                #expect(body["data"]?["sequence"] == 5)
+
+                // Without Last-Event-ID the stream starts at the end of the log.
+                let fresh = try SSEClient(port: port, path: "/v1/events/stream", headers: [("Authorization", "Bearer \(strangerKey)")])
+                defer { fresh.disconnect() }
+                #expect(try await fresh.wait { $0.status != nil })
+                #expect(fresh.status == 200)
+                #expect(fresh.events.isEmpty)
+                try await ferry.emit(.taskDidCompleteWithError, task: strangerTask)
+                #expect(try await fresh.wait { $0.events.count == 1 })
+                #expect(fresh.events.first?.data.contains(strangerTask.id) == true)
+            }
+        }
+    }
+
+    @Test("an open stream ends when Ferry shuts down", .timeLimit(.minutes(1)))
+    func streamEndsOnShutdown() async throws {
+        try await WebhookHarness.run(start: false) { ferry in
+            let stream = try await ferry.withAPI(live: true) { api in
+                let stream = try SSEClient(port: try #require(api.http.port), path: "/v1/events/stream", headers: [("Authorization", "Bearer \(ferry.apiKey)")])
+                #expect(try await stream.wait { $0.status == 200 })
+                return stream
+            }
+            // The application's graceful shutdown returned, so the stream let it: the client sees the end.
+            #expect(try await stream.wait { $0.isClosed })
+            stream.disconnect()
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import FerryCore
+import FerryStore
+import FerryTestSupport
+import FerryWebhooks
+import Foundation
+import Testing
+import TestOrigin
+
+@Suite("Decision events pause transfers and take the receiver's answer")
+struct EngineDecisionTests {
+    /// A receiver that answers each decision type with the reply given for it (nil: no answer).
+    final class Receiver: Sendable {
+        let origin: TestOrigin
+
+        init(replies: [String: String], delay: Double = 0) throws {
+            origin = try TestOrigin { request, responder in
+                let type = (try? JSONValue.parse(request.body))?["type"]?.stringValue ?? ""
+                if delay > 0 { responder.pause(seconds: delay) }
+                let reply = replies[type] ?? "{}"
+                try responder.respond(status: 200, headers: [("Content-Type", "application/json")], body: Array(reply.utf8))
+            }
+        }
+
+        var url: String { origin.url("/hook") }
+        func types() -> [String] { origin.requests.compactMap { (try? JSONValue.parse($0.body))?["type"]?.stringValue } }
+    }
+
+    static let webhooks = WebhookConfiguration(
+        instanceID: "test-instance",
+        addressPolicy: AddressPolicy(allowedNetworks: [try! CIDRBlock("127.0.0.0/8")])
+    )
+
+    private func session(_ ferry: EngineHarness, receiver: Receiver, events: Set<EventType>? = nil) async throws -> SessionRecord {
+        try await ferry.database.database.sessions.create(
+            tenantID: ferry.tenant.id,
+            SessionCreation(configuration: SessionConfiguration(kind: .default), delegate: DelegateSpec(url: receiver.url, events: events))
+        ).session
+    }
+
+    private func origin() throws -> TestOrigin {
+        try TestOrigin(TestOrigin.routes([
+            "/moved": { _, responder in
+                try responder.respond(status: 302, headers: [("Location", "/target"), ("Content-Type", "text/plain")], body: Array("see /target".utf8))
+            },
+            "/target": { request, responder in try responder.serveResource(Array("target".utf8), for: request) },
+            "/private": { _, responder in
+                guard try responder.requireBasicAuth(user: "ada", password: "lovelace") else { return }
+                try responder.respond(status: 200, body: Array("secret".utf8))
+            },
+            "/data": { request, responder in try responder.serveResource(TestOrigin.pattern(count: 300_000), for: request) },
+        ]))
+    }
+
+    private func decidedBy(_ ferry: EngineHarness, task: String, type: EventType) async throws -> String? {
+        try await ferry.database.database.pool.withConnection { connection in
+            try connection.query("SELECT decided_by FROM events WHERE task_id = $1 AND type = $2", [task, type.rawValue]).first?.decode(0, as: String?.self) ?? nil
+        }
+    }
+
+    @Test("{request: null} stops at the redirect: its response and body are the task's")
+    func stopAtRedirect() async throws {
+        let origin = try origin()
+        let receiver = try Receiver(replies: ["task.willPerformHTTPRedirection": #"{"request": null}"#])
+        defer { origin.stop(); receiver.origin.stop() }
+        try await EngineHarness.run(webhooks: Self.webhooks) { ferry in
+            let session = try await session(ferry, receiver: receiver)
+            let task = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: origin.url("/moved")).id)
+            #expect(task.error == nil)
+            #expect(task.response?.statusCode == 302)
+            #expect(try await ferry.responseBody(of: task.id) == Array("see /target".utf8))
+            #expect(origin.requests(path: "/target").isEmpty)
+            #expect(try await decidedBy(ferry, task: task.id, type: .taskWillPerformHTTPRedirection) == "receiver")
+        }
+    }
+
+    @Test("a receiver too slow to answer means the default: the redirect is followed")
+    func lateAnswerIsDefault() async throws {
+        let origin = try origin()
+        let receiver = try Receiver(replies: ["task.willPerformHTTPRedirection": #"{"request": null}"#], delay: 3)
+        defer { origin.stop(); receiver.origin.stop() }
+        try await EngineHarness.run(webhooks: Self.webhooks, configure: { $0.decisionTimeout = .seconds(1) }) { ferry in
+            let session = try await session(ferry, receiver: receiver)
+            let task = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: origin.url("/moved")).id)
+            #expect(task.response?.statusCode == 200)
+            #expect(try await ferry.responseBody(of: task.id) == Array("target".utf8))
+            #expect(try await decidedBy(ferry, task: task.id, type: .taskWillPerformHTTPRedirection) == "default")
+        }
+    }
+
+    @Test("a Basic challenge answered from the reply's credential")
+    func challengeAnswered() async throws {
+        let origin = try origin()
+        let receiver = try Receiver(replies: [
+            "task.didReceiveChallenge": #"{"disposition": "useCredential", "credential": {"user": "ada", "password": "lovelace"}}"#,
+        ])
+        defer { origin.stop(); receiver.origin.stop() }
+        try await EngineHarness.run(webhooks: Self.webhooks) { ferry in
+            let session = try await session(ferry, receiver: receiver)
+            let task = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: origin.url("/private")).id)
+            #expect(task.response?.statusCode == 200)
+            #expect(try await ferry.responseBody(of: task.id) == Array("secret".utf8))
+            // The password is used, never stored.
+            let stored = try await ferry.database.database.pool.withConnection { connection in
+                try connection.query("SELECT count(*) FROM events WHERE data::text LIKE '%lovelace%'")[0].decode(0, as: Int.self)
+            }
+            #expect(stored == 0)
+        }
+    }
+
+    @Test("didReceiveResponse: cancel ends with -999; becomeDownload turns the data task into a download")
+    func responseDispositions() async throws {
+        let origin = try origin()
+        let cancelling = try Receiver(replies: ["dataTask.didReceiveResponse": #"{"disposition": "cancel"}"#])
+        let converting = try Receiver(replies: ["dataTask.didReceiveResponse": #"{"disposition": "becomeDownload"}"#])
+        defer { origin.stop(); cancelling.origin.stop(); converting.origin.stop() }
+        try await EngineHarness.run(webhooks: Self.webhooks) { ferry in
+            let cancelled = try await ferry.completion(of: try await ferry.startTask(
+                in: try await session(ferry, receiver: cancelling), kind: .data, url: origin.url("/data")
+            ).id)
+            #expect(cancelled.error?.code == -999)
+
+            let converted = try await ferry.completion(of: try await ferry.startTask(
+                in: try await session(ferry, receiver: converting), kind: .data, url: origin.url("/data")
+            ).id)
+            #expect(converted.error == nil)
+            #expect(converted.kind == .download)
+            #expect(try ferry.downloadedFile(of: converted.id) == TestOrigin.pattern(count: 300_000))
+            #expect(try await ferry.eventTypes(of: converted.id).contains("dataTask.didBecomeDownloadTask"))
+        }
+    }
+
+    @Test("a decision the delegate did not subscribe to takes the default without a call")
+    func unsubscribed() async throws {
+        let origin = try origin()
+        let receiver = try Receiver(replies: ["task.willPerformHTTPRedirection": #"{"request": null}"#])
+        defer { origin.stop(); receiver.origin.stop() }
+        try await EngineHarness.run(webhooks: Self.webhooks) { ferry in
+            let session = try await session(ferry, receiver: receiver, events: [.taskDidCompleteWithError])
+            let task = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: origin.url("/moved")).id)
+            #expect(task.response?.statusCode == 200)
+            #expect(try await decidedBy(ferry, task: task.id, type: .taskWillPerformHTTPRedirection) == "default")
+            try await Task.sleep(for: .seconds(1))
+            #expect(!receiver.types().contains("task.willPerformHTTPRedirection"))
+        }
+    }
+}
