@@ -1,0 +1,37 @@
+import Foundation
+
+/// Runs a `ferry` command other than `serve` (`migrate`, `tenant create`) to completion, with
+/// the same kind of environment as the server, and returns what it printed.
+enum FerryCommandLine {
+    struct Result: Sendable {
+        var status: Int32
+        var output: String
+    }
+
+    static func run(_ arguments: [String], databaseURL: String?, dataDirectory: String, timeout: Duration = .seconds(60)) async throws -> Result {
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-cli-\(UInt64.random(in: 0...UInt64.max)).log").path
+        guard FileManager.default.createFile(atPath: outputPath, contents: nil), let output = FileHandle(forWritingAtPath: outputPath) else {
+            throw HarnessError("cannot create \(outputPath)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try FerryBinary.path())
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FERRY_") && $0.key != "DATABASE_URL" }
+        environment["FERRY_DATA_DIR"] = dataDirectory
+        if let databaseURL { environment["DATABASE_URL"] = databaseURL }
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        try? output.close()
+        let exited = try await eventually(timeout: timeout, every: .milliseconds(20)) { process.isRunning ? nil : true }
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        guard exited != nil else {
+            process.terminate()
+            throw HarnessError("ferry \(arguments.joined(separator: " ")) did not finish within \(timeout):\n\(text)")
+        }
+        return Result(status: process.terminationStatus, output: text)
+    }
+}
