@@ -33,6 +33,9 @@ extension TransferEngine {
                 response: snapshot.newResponse, currentRequest: snapshot.newCurrentRequest,
                 progressEvent: Self.progressEvent(snapshot, since: last)
             )
+            if entry.progressEvent?.type == .downloadTaskDidWriteData {
+                writeDataReported.withLock { $0[lease] = snapshot.bytesReceived }
+            }
             if let file = snapshot.file, snapshot.validator != nil {
                 let written = file.bytesWritten
                 let fresh = written - last.checkpointedBytes
@@ -79,6 +82,7 @@ extension TransferEngine {
         }
         let held = Set(progress.map(\.lease))
         memory.reported = memory.reported.filter { held.contains($0.key) }
+        writeDataReported.withLock { reported in reported = reported.filter { held.contains($0.key) } }
         guard let result else { return }
         for lease in result.lost {
             logger.warning("lease lost; stopping the transfer", metadata: ["task": "\(lease.taskID)"])

@@ -14,6 +14,7 @@ extension TransferEngine {
             retry: configuration.retryPolicy
         )
         recordMetrics(of: ended)
+        let writeDataReported = writeDataReported.withLock { $0.removeValue(forKey: ended.job.lease) }
         var random = SystemRandomNumberGenerator()
         let disposition = policy.disposition(
             for: ended.end, attempt: ended.job.attempt, wasWaitingForConnectivity: ended.job.attempt > 1,
@@ -32,6 +33,9 @@ extension TransferEngine {
                 bytesReceived: checkpoint?.bytesOnDisk ?? 0, bytesSent: 0
             ))]))
         case .complete(let policyError, let attachesResumeData):
+            if let lastWrite = Self.lastWriteDataEvent(of: ended, reported: writeDataReported) {
+                writer.enqueue(.events([lastWrite]))
+            }
             let remainder = DataEvents.remainder(of: ended)
             if !remainder.isEmpty { writer.enqueue(.events(remainder)) }
             let completion = await completion(of: ended, error: policyError, attachesResumeData: attachesResumeData)
@@ -89,6 +93,20 @@ extension TransferEngine {
         }
         completion.error = error
         return completion
+    }
+
+    /// URLSession calls `didWriteData` for every write; Ferry coalesces them to one a heartbeat,
+    /// so a download that ends between two beats (or in less than one) reports its last bytes here,
+    /// before `didFinishDownloadingTo`.
+    static func lastWriteDataEvent(of ended: EndedTransfer, reported: Int64?) -> OwnerEvent? {
+        guard case .finished = ended.end, ended.file != nil, !ended.notModified else { return nil }
+        let previous = reported ?? ended.job.claim.checkpoint?.bytesOnDisk ?? 0
+        guard ended.bytesReceived > previous else { return nil }
+        return OwnerEvent(lease: ended.job.lease, type: .downloadTaskDidWriteData, data: [
+            "bytesWritten": .number(Double(ended.bytesReceived - previous)),
+            "totalBytesWritten": .number(Double(ended.bytesReceived)),
+            "totalBytesExpectedToWrite": .number(Double(ended.bytesExpectedToReceive)),
+        ])
     }
 
     private func recordMetrics(of ended: EndedTransfer) {

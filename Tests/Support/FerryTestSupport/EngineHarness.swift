@@ -148,6 +148,16 @@ public final class EngineHarness: Sendable {
             try connection.query("SELECT type FROM events WHERE task_id = $1 ORDER BY sequence", [taskID]).map { try $0.decode(0, as: String.self) }
         }
     }
+
+    /// The `data` of the task's events of one type, in sequence order.
+    public func eventData(of taskID: String, type: String) async throws -> [JSONValue] {
+        let texts = try await database.database.pool.withConnection { connection in
+            try connection.query(
+                "SELECT data::text FROM events WHERE task_id = $1 AND type = $2 ORDER BY sequence", [taskID, type]
+            ).map { try $0.decode(0, as: String.self) }
+        }
+        return try texts.map { try JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }
+    }
 }
 
 /// The hub as a service of the test group.
