@@ -9,10 +9,8 @@ import Testing
 struct NotificationHubTests {
     /// Runs `body` with a running hub on the fixture's database, stopping it afterwards.
     ///
-    /// Every subscription must have ended before the hub stops: `NotificationHub.run()` finishes
-    /// the remaining ones while holding its lock, and their `onTermination` takes the same lock
-    /// (a crash; see the report). So subscriptions are made through `RunningHub.collect`, and
-    /// ended here first.
+    /// Subscriptions are made through `RunningHub.collect` and ended here before the hub stops,
+    /// so no collector is left waiting on a stream the stopped hub finishes.
     private func withHub<T>(_ fixture: StoreFixture, _ body: (RunningHub) async throws -> T) async throws -> T {
         let hub = RunningHub(NotificationHub(conninfo: fixture.test.conninfo, logger: quietLogger))
         let probe = hub.collect(NotificationChannel.work)
@@ -43,6 +41,22 @@ struct NotificationHubTests {
                 let elapsed = ContinuousClock.now - started
                 #expect(elapsed < .seconds(3))
                 #expect(try await fixture.tasks.find(tenantID: fixture.tenant.id, id: task.id).state == .completed)
+            }
+        }
+    }
+
+    @Test("a completion committed before the wait began returns at once, not after the timeout")
+    func completedBeforeTheWait() async throws {
+        try await StoreFixture.with { fixture in
+            try await withHub(fixture) { running in
+                let task = try await fixture.makeTask(kind: .data)
+                _ = try await fixture.tasks.apply(.cancel, tenantID: fixture.tenant.id, taskID: task.id, resumeData: fixture.resumeData)
+                let (tasks, tenantID) = (fixture.tasks, fixture.tenant.id)
+                let started = ContinuousClock.now
+                await running.hub.waitForCompletion(of: task.id, timeout: .seconds(20)) {
+                    (try? await tasks.find(tenantID: tenantID, id: task.id).state) == .completed
+                }
+                #expect(ContinuousClock.now - started < .seconds(3))
             }
         }
     }

@@ -107,7 +107,10 @@ struct TaskRoutes {
         while task.state != .completed {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { break }
-            await services.hub.waitForCompletion(of: task.id, timeout: min(remaining, .seconds(5)))
+            let (tasks, taskID) = (services.database.tasks, task.id)
+            await services.hub.waitForCompletion(of: taskID, timeout: min(remaining, .seconds(5))) {
+                (try? await tasks.find(tenantID: tenantID, id: taskID).state) == .completed
+            }
             try Task.checkCancellation()
             task = try await services.database.tasks.find(tenantID: tenantID, id: task.id)
         }

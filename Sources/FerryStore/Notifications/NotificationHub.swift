@@ -47,9 +47,14 @@ public final class NotificationHub: Sendable {
     }
 
     /// Waits until `taskID` is reported completed, or `timeout` passes. The caller re-reads the
-    /// task either way: the notification is a hint, the database is the truth.
-    public func waitForCompletion(of taskID: String, timeout: Duration) async {
+    /// task either way: the notification is a hint, the database is the truth. `isCompleted`
+    /// (a read of the database) runs once listening has begun, so a completion committed
+    /// between the caller's last read and this wait is not missed.
+    public func waitForCompletion(
+        of taskID: String, timeout: Duration, unless isCompleted: @Sendable () async -> Bool = { false }
+    ) async {
         let signals = subscribe(to: NotificationChannel.taskCompleted)
+        if await isCompleted() { return }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await signal in signals {
