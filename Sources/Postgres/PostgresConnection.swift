@@ -12,6 +12,14 @@ public final class PostgresConnection {
     private var isClosed = false
     /// Set when a statement failed with a connection-loss error while libpq still said OK.
     private var hasLostConnection = false
+    /// The statements this connection has prepared, by text and parameter types. Parsing and
+    /// planning are most of what the server spends on short statements, and the same few dozen
+    /// run over and over; a statement prepared once is only bound and executed after that.
+    private var prepared: [PreparedStatementKey: String] = [:]
+    /// Names are never reused: a statement dropped from `prepared` stays prepared on the server.
+    private var preparedNamesIssued = 0
+    /// Beyond this many (text built at run time, say) statements run unprepared.
+    static let maximumPreparedStatements = 256
 
     private init(handle: OpaquePointer) {
         self.handle = handle
@@ -129,8 +137,30 @@ public final class PostgresConnection {
             return try checked(PQexecParams(handle, sql, 0, nil, nil, nil, nil, 0), sql: sql)
         }
         return try PostgresParameters.withEncoded(parameters) { count, types, values, lengths, formats in
-            try checked(PQexecParams(handle, sql, count, types, values, lengths, formats, 0), sql: sql)
+            let key = PreparedStatementKey(sql: sql, types: Array(UnsafeBufferPointer(start: types, count: Int(count))))
+            guard let name = try preparedName(for: key, count: count, types: types) else {
+                return try checked(PQexecParams(handle, sql, count, types, values, lengths, formats, 0), sql: sql)
+            }
+            do {
+                return try checked(PQexecPrepared(handle, name, count, values, lengths, formats, 0), sql: sql)
+            } catch let error as PostgresError where error.sqlState == "0A000" {
+                // "cached plan must not change result type": a migration changed a table under
+                // it. Prepared again on the next use.
+                prepared[key] = nil
+                throw error
+            }
         }
+    }
+
+    /// The name `key` is prepared under, preparing it first; nil when the cache is full.
+    private func preparedName(for key: PreparedStatementKey, count: Int32, types: UnsafePointer<Oid>?) throws -> String? {
+        if let name = prepared[key] { return name }
+        guard preparedNamesIssued < Self.maximumPreparedStatements else { return nil }
+        preparedNamesIssued += 1
+        let name = "ferry_\(preparedNamesIssued)"
+        PQclear(try checked(PQprepare(handle, name, key.sql, count, types), sql: key.sql))
+        prepared[key] = name
+        return name
     }
 
     private func checkUsable(_ sql: String) throws {
@@ -172,4 +202,11 @@ private func withCStringArray<R>(_ strings: [String], _ body: (UnsafePointer<Uns
     defer { duplicates.forEach { free($0) } }
     let pointers = duplicates.map { UnsafePointer($0) } + [nil]
     return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
+}
+
+/// A prepared statement is bound to its parameters' types: the same text with a NULL (of no
+/// type) where a value was is another statement.
+private struct PreparedStatementKey: Hashable {
+    var sql: String
+    var types: [Oid]
 }
