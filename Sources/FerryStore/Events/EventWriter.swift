@@ -26,6 +26,11 @@ enum EventWriter {
         return sequence
     }
 
+    /// A new task's first event, sequence 1: the task was inserted with `next_event_sequence` 2.
+    static func appendFirst(_ type: EventType, for task: TaskRef, data: [String: JSONValue], on connection: PostgresConnection) throws {
+        try insert(type, id: nil, tenantID: task.tenantID, sessionID: task.sessionID, taskID: task.taskID, sequence: 1, data: data, on: connection)
+    }
+
     /// Appends a session event with the next per-session sequence number.
     @discardableResult
     static func appendSessionEvent(

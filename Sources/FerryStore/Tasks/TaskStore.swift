@@ -54,13 +54,6 @@ public struct TaskStore: Sendable {
                 if let existing = try Self.findIdempotent(tenantID: tenantID, sessionID: sessionID, origin: origin, on: connection) {
                     return (existing, false)
                 }
-                let session = try connection.query(
-                    "SELECT state FROM sessions WHERE tenant_id = $1 AND id = $2 FOR UPDATE", [tenantID, sessionID]
-                )
-                guard let sessionRow = session.first else { throw StoreError.notFound(resource: "session") }
-                guard try sessionRow.decode("state", as: String.self) == SessionState.valid.rawValue else {
-                    throw StoreError.conflict("The session is invalidated and accepts no new tasks.")
-                }
                 if let previousTask = origin.adoptsPartialFileOf, let partialFile = origin.checkpoint?.partialFile {
                     let adopted = try connection.query(
                         """
@@ -74,10 +67,6 @@ public struct TaskStore: Sendable {
                         throw StoreError.conflict("This resume data was already used, or its partial file is no longer kept.")
                     }
                 }
-                let taskIdentifier = try connection.query(
-                    "UPDATE sessions SET next_task_identifier = next_task_identifier + 1 WHERE id = $1 RETURNING next_task_identifier - 1",
-                    [sessionID]
-                )[0].decode(0, as: Int64.self)
                 var bytesToSend = inlineBytesToSend
                 var request = request
                 if case .blob(let blobID) = creation.uploadBody {
@@ -92,30 +81,49 @@ public struct TaskStore: Sendable {
                 let originalRequest = try JSONColumn.encode(request)
                 let taskID = IDs.make("tsk")
                 let state: TaskState = creation.startsImmediately ? .running : .suspended
-                try connection.execute(
+                // Taking the next taskIdentifier locks the session's row until the commit, so
+                // creations in a session take turns (and cannot slip past an invalidation, which
+                // updates the same row). It is the last thing before the commit but for the
+                // task's first event, so the turn is short. The lock is NO KEY UPDATE: rows of
+                // other transactions that refer to the session (events, finished tasks, cache
+                // entries) do not wait for it. The first event's sequence (1) is set here too.
+                let inserted = try connection.query(
                     """
+                    WITH session AS (
+                        UPDATE sessions SET next_task_identifier = next_task_identifier + 1
+                        WHERE tenant_id = $2 AND id = $3 AND state = 'valid'
+                        RETURNING next_task_identifier - 1 AS task_identifier
+                    )
                     INSERT INTO tasks (id, tenant_id, session_id, task_identifier, kind, state, priority, task_description,
                                        earliest_begin_at, not_before, original_request, upload_source, bytes_expected_to_send,
                                        checkpoint, idempotency_key, idempotency_fingerprint, host,
-                                       started_at)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $14, $15, $16,
-                            CASE WHEN $6 = 'running' THEN now() END)
+                                       started_at, next_event_sequence)
+                    SELECT $1, $2, $3, session.task_identifier, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15,
+                           CASE WHEN $5 = 'running' THEN now() END, 2
+                    FROM session
+                    RETURNING \(TaskRow.columns)
                     """,
                     [
-                        taskID, tenantID, sessionID, taskIdentifier, creation.kind.rawValue, state.rawValue, creation.priority,
+                        taskID, tenantID, sessionID, creation.kind.rawValue, state.rawValue, creation.priority,
                         creation.taskDescription, creation.earliestBeginDate, originalRequest, uploadSource, bytesToSend,
                         checkpoint, origin.idempotencyKey, origin.fingerprint, host.lowercased(),
                     ]
                 )
+                guard let row = inserted.first else {
+                    guard try !connection.query(
+                        "SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]
+                    ).isEmpty else { throw StoreError.notFound(resource: "session") }
+                    throw StoreError.conflict("The session is invalidated and accepts no new tasks.")
+                }
+                let task = try TaskRow.decode(row)
                 if let delegate = creation.delegate {
                     try WebhookEndpointRows.attach(delegate, toTask: taskID, sessionID: sessionID, tenantID: tenantID, on: connection)
                 }
                 if let requestBody {
                     try connection.execute("INSERT INTO task_bodies (task_id, request_body) VALUES ($1, $2)", [taskID, requestBody])
                 }
-                let task = try TaskRow.find(tenantID: tenantID, taskID: taskID, on: connection)
                 let ref = EventWriter.TaskRef(tenantID: tenantID, sessionID: sessionID, taskID: taskID)
-                try EventWriter.append(.taskDidCreateTask, for: ref, data: ["task": TaskEventData.summary(task)], on: connection)
+                try EventWriter.appendFirst(.taskDidCreateTask, for: ref, data: ["task": TaskEventData.summary(task)], on: connection)
                 if state == .running {
                     try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.work, taskID])
                 }
