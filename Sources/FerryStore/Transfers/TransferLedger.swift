@@ -40,7 +40,19 @@ public struct TransferLedger: Sendable {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [Self.claimLockKey])
             let claimed = try connection.query(
                 """
-                WITH live AS (
+                WITH RECURSIVE host_groups AS (
+                    -- Every (session, host) with runnable tasks, found by skipping through
+                    -- tasks_claimable_by_host one group at a time rather than reading every task.
+                    (SELECT session_id, host FROM tasks
+                     WHERE state = 'running' AND lease_owner IS NULL
+                     ORDER BY session_id, host LIMIT 1)
+                    UNION ALL
+                    SELECT next.session_id, next.host FROM host_groups g CROSS JOIN LATERAL (
+                        SELECT session_id, host FROM tasks
+                        WHERE state = 'running' AND lease_owner IS NULL AND (session_id, host) > (g.session_id, g.host)
+                        ORDER BY session_id, host LIMIT 1
+                    ) next
+                ), live AS (
                     SELECT tenant_id, session_id, host FROM tasks
                     WHERE lease_owner IS NOT NULL AND lease_expires_at > now()
                 ), per_host AS (
@@ -48,18 +60,25 @@ public struct TransferLedger: Sendable {
                 ), per_tenant AS (
                     SELECT tenant_id, count(*) AS n FROM live GROUP BY tenant_id
                 ), host_ranked AS (
-                    SELECT t.id, t.tenant_id, t.created_at, t.priority,
-                           row_number() OVER (PARTITION BY t.session_id, t.host ORDER BY t.priority DESC, t.created_at)
+                    -- From each group, its first tasks (priority, then age) up to the free slots.
+                    SELECT c.id, c.tenant_id, c.created_at, c.priority,
+                           row_number() OVER (PARTITION BY g.session_id, g.host ORDER BY c.priority DESC, c.created_at)
                                + coalesce(h.n, 0) AS host_slot,
                            (s.configuration->>'httpMaximumConnectionsPerHost')::int AS host_limit,
                            ten.max_concurrent_transfers AS tenant_limit
-                    FROM tasks t
-                    JOIN sessions s ON s.id = t.session_id
-                    JOIN tenants ten ON ten.id = t.tenant_id
-                    LEFT JOIN per_host h ON h.session_id = t.session_id AND h.host = t.host
-                    WHERE t.state = 'running' AND t.lease_owner IS NULL
-                      AND (t.not_before IS NULL OR t.not_before <= now())
-                      AND ten.status = 'active'
+                    FROM host_groups g
+                    JOIN sessions s ON s.id = g.session_id
+                    JOIN tenants ten ON ten.id = s.tenant_id
+                    LEFT JOIN per_host h ON h.session_id = g.session_id AND h.host = g.host
+                    CROSS JOIN LATERAL (
+                        SELECT t.id, t.tenant_id, t.created_at, t.priority FROM tasks t
+                        WHERE t.session_id = g.session_id AND t.host = g.host
+                          AND t.state = 'running' AND t.lease_owner IS NULL
+                          AND (t.not_before IS NULL OR t.not_before <= now())
+                        ORDER BY t.priority DESC, t.created_at
+                        LIMIT least($2, greatest(0, (s.configuration->>'httpMaximumConnectionsPerHost')::int - coalesce(h.n, 0)))
+                    ) c
+                    WHERE ten.status = 'active'
                 ), tenant_ranked AS (
                     -- Ranked within the tenant only among tasks their host limit lets through, so a
                     -- task held back by its host does not use up one of the tenant's slots.
