@@ -10,7 +10,8 @@ import Synchronization
 final class LedgerWriter: Sendable {
     enum Write: Sendable {
         case events([OwnerEvent])
-        case finish([(lease: LeaseToken, outcome: TransferOutcome)])
+        /// Transfers' ends, after their last events (both in one transaction).
+        case finish([(lease: LeaseToken, outcome: TransferOutcome)], after: [OwnerEvent] = [])
         case heartbeat([TransferProgress], reply: @Sendable (HeartbeatResult?) -> Void)
         case cookies([CookieUpdate])
         /// A decision event; `committed` runs once it is in the log (the receiver is asked after).
@@ -87,15 +88,23 @@ final class LedgerWriter: Sendable {
         }
     }
 
-    /// Merges neighbours of the same kind; keeps the order across kinds.
+    /// Merges neighbours of the same kind, and events with transfers' ends, so that many small
+    /// transfers ending together cost one commit; each task's writes keep their order.
     static func coalesce(_ writes: [Write]) -> [Write] {
         var merged: [Write] = []
         for write in writes {
             switch (merged.last, write) {
             case (.events(let earlier)?, .events(let later)):
                 merged[merged.count - 1] = .events(earlier + later)
-            case (.finish(let earlier)?, .finish(let later)):
-                merged[merged.count - 1] = .finish(earlier + later)
+            case (.events(let events)?, .finish(let outcomes, let after)):
+                merged[merged.count - 1] = .finish(outcomes, after: events + after)
+            // Later events may move before earlier ends: they cannot belong to a transfer that
+            // ends earlier (its lease is gone with its end, and it is claimed again only after
+            // that end is written), so every task's own events keep their order.
+            case (.finish(let outcomes, let earlier)?, .events(let later)):
+                merged[merged.count - 1] = .finish(outcomes, after: earlier + later)
+            case (.finish(let earlier, let earlierEvents)?, .finish(let later, let laterEvents)):
+                merged[merged.count - 1] = .finish(earlier + later, after: earlierEvents + laterEvents)
             case (.cookies(let earlier)?, .cookies(let later)):
                 merged[merged.count - 1] = .cookies(earlier + later)
             default:
@@ -115,8 +124,8 @@ final class LedgerWriter: Sendable {
                 switch write {
                 case .events(let events):
                     try await ledger.record(events)
-                case .finish(let outcomes):
-                    try await ledger.finish(outcomes)
+                case .finish(let outcomes, let events):
+                    try await ledger.finish(outcomes, after: events)
                     finished()
                 case .cookies(let updates):
                     try await cookies.apply(updates)

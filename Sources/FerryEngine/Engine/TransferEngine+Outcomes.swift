@@ -33,14 +33,10 @@ extension TransferEngine {
                 bytesReceived: checkpoint?.bytesOnDisk ?? 0, bytesSent: 0
             ))]))
         case .complete(let policyError, let attachesResumeData):
-            if let lastWrite = Self.lastWriteDataEvent(of: ended, reported: writeDataReported) {
-                writer.enqueue(.events([lastWrite]))
-            }
-            let remainder = DataEvents.remainder(of: ended)
-            if !remainder.isEmpty { writer.enqueue(.events(remainder)) }
+            let lastEvents = Self.lastWriteDataEvent(of: ended, reported: writeDataReported).map { [$0] } ?? []
             let completion = await completion(of: ended, error: policyError, attachesResumeData: attachesResumeData)
             await removeBodyStreams(of: ended.job)
-            writer.enqueue(.finish([(ended.job.lease, .completed(completion))]))
+            writer.enqueue(.finish([(ended.job.lease, .completed(completion))], after: lastEvents + DataEvents.remainder(of: ended)))
         }
     }
 

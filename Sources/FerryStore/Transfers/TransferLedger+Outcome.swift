@@ -31,11 +31,15 @@ extension TransferLedger {
     /// Records outcomes, each fenced by its lease; several in one transaction so that many small
     /// transfers finishing together cost one commit. Returns the leases that were no longer held
     /// (their outcome was dropped: the task belongs to someone else now).
+    /// `events` are recorded first, in the same transaction (the last events of the tasks that end).
     @discardableResult
-    public func finish(_ outcomes: [(lease: LeaseToken, outcome: TransferOutcome)]) async throws -> Set<LeaseToken> {
-        guard !outcomes.isEmpty else { return [] }
+    public func finish(
+        _ outcomes: [(lease: LeaseToken, outcome: TransferOutcome)], after events: [OwnerEvent] = []
+    ) async throws -> Set<LeaseToken> {
+        guard !outcomes.isEmpty || !events.isEmpty else { return [] }
         let instanceID = self.instanceID
         return try await pool.withTransaction { connection in
+            try Self.record(events, instanceID: instanceID, on: connection)
             var lost: Set<LeaseToken> = []
             for (lease, outcome) in outcomes {
                 guard let row = try Self.lockOwned(lease, instanceID: instanceID, on: connection) else {
@@ -78,22 +82,26 @@ extension TransferLedger {
         guard !events.isEmpty else { return }
         let instanceID = self.instanceID
         try await pool.withTransaction { connection in
-            var refs: [LeaseToken: EventWriter.TaskRef?] = [:]
-            for event in events {
-                if refs[event.lease] == nil {
-                    refs[event.lease] = try Self.lockOwned(event.lease, instanceID: instanceID, on: connection).map { row in
-                        EventWriter.TaskRef(
-                            tenantID: try row.decode("tenant_id"), sessionID: try row.decode("session_id"), taskID: event.lease.taskID
-                        )
-                    }
+            try Self.record(events, instanceID: instanceID, on: connection)
+        }
+    }
+
+    private static func record(_ events: [OwnerEvent], instanceID: String, on connection: PostgresConnection) throws {
+        var refs: [LeaseToken: EventWriter.TaskRef?] = [:]
+        for event in events {
+            if refs[event.lease] == nil {
+                refs[event.lease] = try Self.lockOwned(event.lease, instanceID: instanceID, on: connection).map { row in
+                    EventWriter.TaskRef(
+                        tenantID: try row.decode("tenant_id"), sessionID: try row.decode("session_id"), taskID: event.lease.taskID
+                    )
                 }
-                guard let ref = refs[event.lease] ?? nil else { continue }
-                if event.type == .taskNeedNewBodyStream, case .number(let generation)? = event.data["generation"] {
-                    // The API accepts a streamed body for the generation the task asks for.
-                    try connection.execute("UPDATE tasks SET body_stream_generation = $2 WHERE id = $1", [ref.taskID, Int(generation)])
-                }
-                try EventWriter.append(event.type, for: ref, data: event.data, id: event.id, on: connection)
             }
+            guard let ref = refs[event.lease] ?? nil else { continue }
+            if event.type == .taskNeedNewBodyStream, case .number(let generation)? = event.data["generation"] {
+                // The API accepts a streamed body for the generation the task asks for.
+                try connection.execute("UPDATE tasks SET body_stream_generation = $2 WHERE id = $1", [ref.taskID, Int(generation)])
+            }
+            try EventWriter.append(event.type, for: ref, data: event.data, id: event.id, on: connection)
         }
     }
 
