@@ -160,10 +160,9 @@ extension TransferEngine {
     private func updateCache(after ended: EndedTransfer, downloadFile: String?) async {
         await urlCache.invalidate(after: ended)
         guard ended.job.cache != nil else { return }
-        var body = ended.responseBody
-        if let downloadFile, ended.bytesReceived <= URLCacheCoordinator.maximumEntrySize(ephemeral: ended.job.claim.configuration.kind == .ephemeral),
-           let path = try? files.path(.downloads, tenantID: ended.job.claim.tenantID, name: downloadFile) {
-            body = try? await blocking.run { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+        var body = ended.responseBody.map(URLCacheCoordinator.Body.bytes)
+        if let downloadFile, let path = try? files.path(.downloads, tenantID: ended.job.claim.tenantID, name: downloadFile) {
+            body = .file(path: path, size: ended.bytesReceived)
         }
         if let body { await urlCache.storeIfAllowed(ended, body: body) { await self.mayCache($0, for: ended) } }
     }

@@ -72,10 +72,25 @@ final class URLCacheCoordinator: Sendable {
     }
 
     /// Keeps a response that may be cached: RFC 9111's rules, and a size bound.
-    func storeIfAllowed(_ ended: EndedTransfer, body: [UInt8], approve: (CachedResponse) async -> Bool) async {
+    /// A response body to cache: in memory (a data task's), or a finished download's file.
+    enum Body: Sendable {
+        case bytes([UInt8])
+        /// Linked into the cache folder for sessions that cache on disk: no copy, and no
+        /// reading thousands of finished downloads into memory at once.
+        case file(path: String, size: Int64)
+
+        var size: Int64 {
+            switch self {
+            case .bytes(let bytes): Int64(bytes.count)
+            case .file(_, let size): size
+            }
+        }
+    }
+
+    func storeIfAllowed(_ ended: EndedTransfer, body: Body, approve: (CachedResponse) async -> Bool) async {
         let claim = ended.job.claim
         guard let context = ended.job.cache, let head = ended.finalHead, ended.redirectFree,
-              Int64(body.count) <= Self.maximumEntrySize(ephemeral: claim.configuration.kind == .ephemeral)
+              body.size <= Self.maximumEntrySize(ephemeral: claim.configuration.kind == .ephemeral)
         else { return }
         var request = claim.originalRequest
         request.allHTTPHeaderFields = ended.sentHeaders
@@ -83,7 +98,7 @@ final class URLCacheCoordinator: Sendable {
         let bodyKey = IDs.make("cch")
         let entry = CachedResponse(
             url: claim.originalRequest.url, request: request, head: head, requestTime: ended.requestTime,
-            responseTime: ended.responseTime, bodyKey: bodyKey, bodySize: Int64(body.count)
+            responseTime: ended.responseTime, bodyKey: bodyKey, bodySize: body.size
         )
         guard await approve(entry) else { return }
         await put(entry, body: body, key: context.key, claim: claim)
@@ -125,8 +140,17 @@ final class URLCacheCoordinator: Sendable {
         memory.withLock { $0[sessionID] = nil }
     }
 
-    private func put(_ entry: CachedResponse, body: [UInt8], key: String, claim: ClaimedTask) async {
+    private func put(_ entry: CachedResponse, body: Body, key: String, claim: ClaimedTask) async {
         if claim.configuration.kind == .ephemeral {
+            let bytes: [UInt8]
+            switch body {
+            case .bytes(let inMemory):
+                bytes = inMemory
+            case .file(let path, _):
+                guard let read = try? await blocking.run({ Array(try Data(contentsOf: URL(fileURLWithPath: path))) }) else { return }
+                bytes = read
+            }
+            let body = bytes
             memory.withLock { sessions in
                 var cache = sessions[claim.sessionID] ?? [:]
                 cache[key] = (entry, body)
@@ -144,12 +168,21 @@ final class URLCacheCoordinator: Sendable {
             let path = try files.path(.cache, tenantID: claim.tenantID, name: entry.bodyKey)
             try await blocking.run {
                 try files.createDirectories(tenantID: claim.tenantID)
-                try Data(body).write(to: URL(fileURLWithPath: path), options: .atomic)
+                switch body {
+                case .bytes(let bytes):
+                    try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+                case .file(let source, _):
+                    // The download stays the tenant's to delete; the link keeps the cache's copy.
+                    if link(source, path) != 0 {
+                        try FileManager.default.copyItem(atPath: source, toPath: path)
+                    }
+                }
             }
             let dropped = try await store.put(sessionID: claim.sessionID, key: key, entry: entry, capacity: Self.diskCapacity)
             await removeBodies(dropped, tenantID: claim.tenantID)
         } catch {
             logger.warning("storing in the URL cache failed", metadata: ["error": "\(error)"])
+            await removeBodies([entry.bodyKey], tenantID: claim.tenantID)
         }
     }
 

@@ -26,6 +26,10 @@ public struct CacheStore: Sendable {
     /// entries until the session's cache fits in `capacity` bytes.
     public func put(sessionID: String, key: String, entry: CachedResponse, capacity: Int64) async throws -> [String] {
         try await pool.withRetriedTransaction { connection in
+            // Two transfers of the same URL may end together: one at a time per key, so the
+            // second replaces the first's entry (and learns its body to remove) instead of
+            // colliding with it on the primary key.
+            try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0))", [sessionID, key])
             var dropped = try connection.query(
                 "DELETE FROM cache_entries WHERE session_id = $1 AND key = $2 RETURNING body_key", [sessionID, key]
             ).map { try $0.decode(0, as: String.self) }
