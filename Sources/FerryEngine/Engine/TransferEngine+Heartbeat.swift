@@ -39,9 +39,7 @@ extension TransferEngine {
             if let file = snapshot.file, snapshot.validator != nil {
                 let written = file.bytesWritten
                 let fresh = written - last.checkpointedBytes
-                // About a second's or a few MiB's worth at most is lost in a crash; slow transfers
-                // are checkpointed less often so thousands of them do not mean thousands of fsyncs a second.
-                if fresh >= 4 * 1024 * 1024 || (fresh > 0 && now - last.checkpointedAt >= .seconds(2)) {
+                if Self.isCheckpointDue(fresh: fresh, since: now - last.checkpointedAt) {
                     checkpoints.append((progress.count, file))
                 }
             }
@@ -107,6 +105,17 @@ extension TransferEngine {
             for await part in group { all += part }
             return all
         }
+    }
+
+    /// Whether a download's bytes on disk are worth an fsync and a checkpoint now. A crash then
+    /// loses at most a few MiB, or two seconds' worth; a slow transfer waits until it has 64 KiB
+    /// to save (or half a minute has passed), so ten thousand of them trickling at a few KiB/s
+    /// do not mean five thousand fsyncs a second, which held heartbeats up past their leases.
+    static func isCheckpointDue(fresh: Int64, since elapsed: Duration) -> Bool {
+        guard fresh > 0 else { return false }
+        if fresh >= 4 * 1024 * 1024 { return true }
+        if elapsed >= .seconds(30) { return true }
+        return elapsed >= .seconds(2) && fresh >= 64 * 1024
     }
 
     /// `downloadTask.didWriteData` or `task.didSendBodyData` with the totals, when bytes moved.
