@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Bulk operations on Ferry's API for the benchmarks (standard library only).
+
+Reads FERRY_URL, KEY (a tenant's API key) and SESSION (one or more session ids, separated
+by spaces) from the environment.
+
+  ferry_bulk.py create URL_FILE [--concurrency N] [--ids FILE]
+      creates one download task (resume: true) per line, N requests in flight on keep-alive
+      connections; a line is "URL" (in the first session) or "SESSION URL"; prints
+      {"created", "seconds", "failures"} as JSON
+  ferry_bulk.py wait [--timeout S]
+      polls until the sessions have no running or suspended task; prints {"seconds"}
+  ferry_bulk.py summary
+      pages through the sessions' tasks; prints counts, errors (code and reason) and the span
+      from the first creation to the last completion as recorded by Ferry
+"""
+import argparse
+import collections
+import datetime
+import http.client
+import json
+import os
+import queue
+import sys
+import threading
+import time
+import urllib.parse
+
+BASE = urllib.parse.urlsplit(os.environ["FERRY_URL"])
+HEADERS = {"Authorization": "Bearer " + os.environ["KEY"], "Content-Type": "application/json"}
+SESSIONS = os.environ["SESSION"].split()
+
+
+def connect():
+    return http.client.HTTPConnection(BASE.hostname, BASE.port, timeout=180)
+
+
+def request(connection, method, path, body=None):
+    """Sends one request, reconnecting once if the kept-alive connection was closed."""
+    for attempt in (1, 2):
+        try:
+            connection.request(method, path, body=body, headers=HEADERS)
+            response = connection.getresponse()
+            return response.status, response.read()
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            connection.close()
+            if attempt == 2:
+                raise
+            connection.connect()
+
+
+def create(args):
+    urls = []
+    for line in open(args.url_file):
+        fields = line.split()
+        if fields:
+            urls.append((SESSIONS[0], fields[0]) if len(fields) == 1 else (fields[0], fields[1]))
+    jobs = queue.Queue()
+    for index, url in enumerate(urls):
+        jobs.put((index, url))
+    ids = [None] * len(urls)
+    failures = collections.Counter()
+    lock = threading.Lock()
+
+    def worker():
+        connection = connect()
+        while True:
+            try:
+                index, (session, url) = jobs.get_nowait()
+            except queue.Empty:
+                break
+            body = json.dumps({"kind": "download", "request": {"url": url}, "resume": True})
+            status, payload = request(connection, "POST", f"/v1/sessions/{session}/tasks", body)
+            if status == 201:
+                ids[index] = json.loads(payload)["id"]
+            else:
+                with lock:
+                    failures[f"{status} {payload[:200].decode(errors='replace')}"] += 1
+        connection.close()
+
+    start = time.monotonic()
+    threads = [threading.Thread(target=worker) for _ in range(args.concurrency)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    seconds = time.monotonic() - start
+    if args.ids:
+        with open(args.ids, "w") as out:
+            out.write("\n".join(i for i in ids if i) + "\n")
+    print(json.dumps({"created": sum(1 for i in ids if i), "seconds": round(seconds, 3), "failures": dict(failures)}))
+
+
+def wait(args):
+    connection = connect()
+    start = time.monotonic()
+    pending = list(SESSIONS)
+    while pending:
+        status, payload = request(connection, "GET", f"/v1/sessions/{pending[0]}/tasks?state=running,suspended,canceling&limit=1")
+        if status != 200:
+            sys.exit(f"listing tasks answered {status}: {payload[:300]!r}")
+        if not json.loads(payload)["data"]:
+            pending.pop(0)
+            continue
+        if time.monotonic() - start > args.timeout:
+            sys.exit(f"tasks still running after {args.timeout} s")
+        time.sleep(args.interval)
+    print(json.dumps({"seconds": round(time.monotonic() - start, 3)}))
+
+
+def parse_time(text):
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
+
+
+def summary(_args):
+    connection = connect()
+    states = collections.Counter()
+    errors = collections.Counter()
+    first_created = last_completed = None
+    received = 0
+    pages = [(session, None) for session in SESSIONS]
+    while pages:
+        session, after = pages.pop(0)
+        path = f"/v1/sessions/{session}/tasks?limit=1000" + (f"&after={after}" if after else "")
+        status, payload = request(connection, "GET", path)
+        if status != 200:
+            sys.exit(f"listing tasks answered {status}: {payload[:300]!r}")
+        page = json.loads(payload)
+        for task in page["data"]:
+            states[task["state"]] += 1
+            if task["error"]:
+                error = task["error"]
+                errors[f"{error['code']} {error.get('reason') or error['localizedDescription']}"] += 1
+            elif task["response"] and task["response"]["statusCode"] >= 400:
+                errors[f"HTTP {task['response']['statusCode']}"] += 1
+            received += task["countOfBytesReceived"]
+            created, completed = parse_time(task["createdAt"]), parse_time(task["completedAt"])
+            first_created = created if first_created is None or created < first_created else first_created
+            if completed and (last_completed is None or completed > last_completed):
+                last_completed = completed
+        if page.get("nextCursor"):
+            pages.insert(0, (session, page["nextCursor"]))
+    span = (last_completed - first_created).total_seconds() if first_created and last_completed else None
+    print(json.dumps({
+        "tasks": sum(states.values()), "states": dict(states), "failed": sum(errors.values()),
+        "errors": dict(errors), "bytesReceived": received, "firstCreatedToLastCompleted": span,
+    }))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    commands = parser.add_subparsers(dest="command", required=True)
+    creating = commands.add_parser("create")
+    creating.add_argument("url_file")
+    creating.add_argument("--concurrency", type=int, default=8)
+    creating.add_argument("--ids")
+    waiting = commands.add_parser("wait")
+    waiting.add_argument("--timeout", type=float, default=3600)
+    waiting.add_argument("--interval", type=float, default=0.02)
+    commands.add_parser("summary")
+    args = parser.parse_args()
+    {"create": create, "wait": wait, "summary": summary}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""The webhook receiver of bench/webhooks.sh, and the figures it collects (standard library only).
+
+  webhook_receiver.py serve --port P --secret whsec_…
+      a ThreadingHTTPServer on 127.0.0.1:P, HTTP/1.1 with keep-alive. POST /webhook: reads the
+      Standard Webhooks request, checks its signature, notes when it arrived (time.time(), right
+      after the body was read), the event's own `timestamp` (the body's, in milliseconds: when
+      Ferry wrote the event) and its type, task and sequence, and answers 204 at once. POST
+      /reference does exactly the same work but only counts (the comparison load from wrk).
+      GET /stats: counts so far; GET /records: every webhook noted, in arrival order; GET
+      /sample: the last webhook's body.
+  webhook_receiver.py reference-lua --receiver URL --secret S --out FILE
+      writes a wrk script that POSTs the last webhook body received, signed like Ferry signs
+      it, to /reference
+  webhook_receiver.py collect --receiver URL --events TYPE,TYPE… [--timeout S] [--quiet S]
+      with FERRY_URL, KEY and SESSION in the environment (all tasks finished): counts the
+      session's events of those types in Ferry's event log (GET /v1/sessions/{id}/events),
+      waits until the receiver has every one of them and Ferry lists no pending delivery, then
+      QUIET seconds more for duplicates; prints the figures as JSON
+"""
+import argparse
+import base64
+import collections
+import datetime
+import hashlib
+import hmac
+import http.client
+import http.server
+import json
+import math
+import os
+import sys
+import threading
+import time
+import urllib.parse
+
+
+def parse_time(text):
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() if text else None
+
+
+def secret_key(secret):
+    if not secret.startswith("whsec_"):
+        sys.exit("the secret must start with whsec_")
+    return base64.b64decode(secret[len("whsec_"):])
+
+
+def sign(key, message_id, timestamp, body):
+    mac = hmac.new(key, f"{message_id}.{timestamp}.".encode() + body, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(mac).decode()
+
+
+# ---------------------------------------------------------------------------------------------
+# serve
+
+class Receiver:
+    def __init__(self, key):
+        self.key = key
+        self.lock = threading.Lock()
+        self.records = []
+        self.sample = b"{}"
+        self.reference = 0
+        self.bad = collections.Counter()
+
+    def verified(self, headers, body):
+        message_id, timestamp = headers.get("webhook-id"), headers.get("webhook-timestamp")
+        presented = (headers.get("webhook-signature") or "").split()
+        if not message_id or not timestamp or not presented:
+            return False
+        expected = sign(self.key, message_id, timestamp, body)
+        return any(hmac.compare_digest(entry, expected) for entry in presented)
+
+
+def make_handler(receiver):
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def answer(self, status, payload=None):
+            body = b"" if payload is None else json.dumps(payload).encode()
+            self.send_response(status)
+            if payload is not None:
+                self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if body:
+                self.wfile.write(body)
+
+        def do_POST(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length)
+            arrived = time.time()
+            path = self.path.split("?")[0]
+            if path not in ("/webhook", "/reference"):
+                self.answer(404)
+                return
+            ok = receiver.verified(self.headers, body)
+            try:
+                event = json.loads(body)
+                data = event.get("data") or {}
+                record = {
+                    "id": self.headers.get("webhook-id"), "type": event.get("type"),
+                    "timestamp": event.get("timestamp"), "arrived": arrived,
+                    "taskId": data.get("taskId"), "sessionId": data.get("sessionId"), "sequence": data.get("sequence"),
+                    "headerTimestamp": int(self.headers.get("webhook-timestamp") or 0), "signed": ok,
+                }
+            except (ValueError, AttributeError):
+                record = None
+            with receiver.lock:
+                if record is None:
+                    receiver.bad["unparsable"] += 1
+                elif not ok:
+                    receiver.bad["bad signature"] += 1
+                if path == "/reference":
+                    receiver.reference += 1
+                elif record is not None:
+                    record["index"] = len(receiver.records)
+                    receiver.records.append(record)
+                    receiver.sample = body
+            self.answer(204)
+
+        def do_GET(self):
+            path = self.path.split("?")[0]
+            with receiver.lock:
+                if path == "/stats":
+                    records = receiver.records
+                    payload = {
+                        "received": len(records), "unique": len({r["id"] for r in records}),
+                        "reference": receiver.reference, "bad": dict(receiver.bad),
+                        "lastArrival": records[-1]["arrived"] if records else None,
+                    }
+                elif path == "/records":
+                    payload = list(receiver.records)
+                elif path == "/sample":
+                    payload = json.loads(receiver.sample)
+                else:
+                    payload = None
+            self.answer(404 if payload is None else 200, payload)
+
+    return Handler
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024
+
+    def handle_error(self, request, client_address):
+        # A client that hangs up between requests (wrk at its end) is no error.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+def serve(args):
+    receiver = Receiver(secret_key(args.secret))
+    server = Server(("127.0.0.1", args.port), make_handler(receiver))
+    server.serve_forever()
+
+
+# ---------------------------------------------------------------------------------------------
+# reference-lua
+
+def lua_string(text):
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def reference_lua(args):
+    body = json.dumps(get_json(args.receiver, "/sample"), separators=(",", ":")).encode()
+    key = secret_key(args.secret)
+    timestamp = int(time.time())
+    with open(args.out, "w") as out:
+        out.write(f"""wrk.method = "POST"
+wrk.path = "/reference"
+wrk.body = {lua_string(body.decode())}
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["webhook-id"] = "msg_reference"
+wrk.headers["webhook-timestamp"] = "{timestamp}"
+wrk.headers["webhook-signature"] = "{sign(key, "msg_reference", timestamp, body)}"
+wrk.headers["Expect"] = ""
+""")
+
+
+# ---------------------------------------------------------------------------------------------
+# collect
+
+def get_json(base, path, headers=None):
+    url = urllib.parse.urlsplit(base)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
+    try:
+        connection.request("GET", path, headers=headers or {})
+        response = connection.getresponse()
+        payload = response.read()
+        if response.status != 200:
+            sys.exit(f"GET {path} answered {response.status}: {payload[:300]!r}")
+        return json.loads(payload)
+    finally:
+        connection.close()
+
+
+def ferry_pages(path):
+    """Every item of a Ferry list, following nextCursor."""
+    headers = {"Authorization": "Bearer " + os.environ["KEY"]}
+    items, after = [], None
+    while True:
+        separator = "&" if "?" in path else "?"
+        page = get_json(os.environ["FERRY_URL"], path + separator + "limit=1000" + (f"&after={after}" if after else ""), headers)
+        items += page["data"]
+        after = page.get("nextCursor")
+        if not after:
+            return items
+
+
+def percentile(values, fraction):
+    """Nearest rank."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
+
+
+def milliseconds(values):
+    return {name: (round(percentile(values, q) * 1000, 1) if values else None)
+            for name, q in (("median", 0.5), ("p95", 0.95), ("p99", 0.99), ("max", 1.0))}
+
+
+def collect(args):
+    session = os.environ["SESSION"]
+    types = set(args.events.split(","))
+    log = [e for e in ferry_pages(f"/v1/sessions/{session}/events") if e["type"] in types]
+    expected = {e["id"]: e for e in log}
+
+    start = time.monotonic()
+    pending = None
+    while True:
+        stats = get_json(args.receiver, "/stats")
+        if stats["unique"] >= len(expected):
+            pending = ferry_pages(f"/v1/webhooks/deliveries?sessionId={session}&status=pending")
+            if not pending:
+                break
+        if time.monotonic() - start > args.timeout:
+            break
+        time.sleep(0.2)
+    waited = time.monotonic() - start
+    # Nothing more should come; wait a little to catch late duplicates.
+    time.sleep(args.quiet)
+
+    records = get_json(args.receiver, "/records")
+    stats = get_json(args.receiver, "/stats")
+    deliveries = ferry_pages(f"/v1/webhooks/deliveries?sessionId={session}")
+
+    first = {}
+    for record in records:   # in arrival order
+        first.setdefault(record["id"], record)
+    arrivals = sorted(first.values(), key=lambda r: r["index"])
+    delays = [r["arrived"] - parse_time(r["timestamp"]) for r in arrivals]
+
+    # Per stream (the task, or the session for session events) the sequence must only grow.
+    last = {}
+    out_of_order = 0
+    streams_out_of_order = set()
+    for record in arrivals:
+        stream = record["taskId"] or record["sessionId"]
+        if stream in last and record["sequence"] < last[stream]:
+            out_of_order += 1
+            streams_out_of_order.add(stream)
+        last[stream] = max(last.get(stream, -1), record["sequence"])
+
+    # Where the time goes, on Ferry's records: event written -> delivery row (fan-out) -> first
+    # attempt started -> arrival here.
+    fan_out, queued, sending = [], [], []
+    attempts = 0
+    statuses = collections.Counter()
+    for delivery in deliveries:
+        statuses[delivery["status"]] += 1
+        attempts += delivery["attemptCount"]
+        record = first.get(delivery["eventId"])
+        started = [parse_time(a["startedAt"]) for a in delivery.get("attempts") or []]
+        if record is None or not started:
+            continue
+        event_time, created = parse_time(record["timestamp"]), parse_time(delivery["createdAt"])
+        fan_out.append(created - event_time)
+        queued.append(min(started) - created)
+        sending.append(record["arrived"] - min(started))
+
+    span = arrivals[-1]["arrived"] - arrivals[0]["arrived"] if len(arrivals) > 1 else None
+    types_seen = collections.Counter(r["type"] for r in arrivals)
+    print(json.dumps({
+        "expected": len(expected), "received": len(records), "unique": len(first),
+        "duplicates": len(records) - len(first),
+        "missing": len(set(expected) - set(first)), "unexpected": len(set(first) - set(expected)),
+        "badRequests": stats["bad"], "waitedSeconds": round(waited, 3),
+        "firstArrival": arrivals[0]["arrived"] if arrivals else None,
+        "lastArrival": arrivals[-1]["arrived"] if arrivals else None,
+        "spanSeconds": round(span, 3) if span else None,
+        "eventsPerSecond": round((len(arrivals) - 1) / span, 1) if span else None,
+        "delayMs": milliseconds(delays),
+        "outOfOrder": out_of_order, "streamsOutOfOrder": len(streams_out_of_order), "streams": len(last),
+        "types": dict(types_seen),
+        "deliveries": len(deliveries), "deliveryStatuses": dict(statuses), "attempts": attempts,
+        "stillPending": len(pending) if pending is not None else None,
+        "eventToFanOutMs": milliseconds(fan_out), "fanOutToAttemptMs": milliseconds(queued),
+        "attemptToArrivalMs": milliseconds(sending),
+    }))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    p = commands.add_parser("serve")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--secret", required=True)
+    p.set_defaults(run=serve)
+    p = commands.add_parser("reference-lua")
+    p.add_argument("--receiver", required=True)
+    p.add_argument("--secret", required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=reference_lua)
+    p = commands.add_parser("collect")
+    p.add_argument("--receiver", required=True)
+    p.add_argument("--events", required=True)
+    p.add_argument("--timeout", type=float, default=600)
+    p.add_argument("--quiet", type=float, default=2)
+    p.set_defaults(run=collect)
+    args = parser.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Webhook delivery to a local receiver: BENCH_TASKS (default 500) downloads of 64 KiB files from
+# nginx, created with "resume": true as fast as the API takes them, in a session whose delegate
+# is bench/webhook_receiver.py on loopback (Python's ThreadingHTTPServer: checks the signature,
+# notes the arrival, answers 204). The delegate subscribes to every event type except the
+# decision events (nothing waits for the receiver's decision) and the opt-in
+# dataTask.didReceiveData. Waits until the receiver has every subscribed event of Ferry's event
+# log and Ferry lists no pending delivery, then prints:
+#   - events delivered per second, from the first arrival to the last;
+#   - the delay from each event's `timestamp` (the body's: when Ferry wrote the event, i.e.
+#     PostgreSQL's now() of the transaction that wrote it, in milliseconds; the webhook-timestamp
+#     header is whole seconds and is the attempt's time) to its arrival at the receiver:
+#     median, p95, p99, and where it goes on Ferry's own records (fan-out, queue, request);
+#   - events that arrived out of order within their task (target: 0).
+# For reference, the same receiver under wrk: signed POSTs of a real webhook body on
+# REFERENCE_CONNECTIONS connections (default 4, Ferry's requests in flight per endpoint) for
+# REFERENCE_DURATION (default 5s). CONNECTIONS (default 16) is the session's
+# httpMaximumConnectionsPerHost.
+source "$(dirname "$0")/lib.sh"
+
+BENCH_TASKS="${BENCH_TASKS:-500}"
+CONNECTIONS="${CONNECTIONS:-16}"
+REFERENCE_CONNECTIONS="${REFERENCE_CONNECTIONS:-4}"
+REFERENCE_DURATION="${REFERENCE_DURATION:-5s}"
+WWW="$BENCH_OUT/www"
+SMALL="$WWW/small"
+# EventType.allCases minus the decision events (isDecision) and the opt-in dataTask.didReceiveData.
+EVENTS="session.didBecomeInvalidWithError,session.didFinishEvents,task.didCreateTask,task.isWaitingForConnectivity"
+EVENTS+=",task.needNewBodyStream,task.didSendBodyData,task.didFinishCollectingMetrics,task.didCompleteWithError"
+EVENTS+=",dataTask.didBecomeDownloadTask,downloadTask.didWriteData,downloadTask.didResumeAtOffset,downloadTask.didFinishDownloadingTo"
+RECEIVER_PID=""
+
+stop_receiver() {
+    if [ -n "$RECEIVER_PID" ] && kill -0 "$RECEIVER_PID" 2>/dev/null; then
+        kill -TERM "$RECEIVER_PID" 2>/dev/null
+        wait "$RECEIVER_PID" 2>/dev/null
+    fi
+}
+# lib.sh's cleanup reads the exit status from $? when it starts: hand it on.
+trap 'status=$?; set +e; stop_receiver; (exit "$status"); bench_cleanup' EXIT
+
+install_dependencies
+build_ferry
+mkdir -p "$SMALL"
+if [ "$(find "$SMALL" -name '*.bin' | wc -l)" -lt "$BENCH_TASKS" ]; then
+    log "generating $BENCH_TASKS files of 64 KiB in $SMALL"
+    for i in $(seq 1 "$BENCH_TASKS"); do [ -f "$SMALL/$i.bin" ] || head -c 65536 /dev/urandom > "$SMALL/$i.bin"; done
+fi
+start_nginx "$WWW"
+start_ferry
+
+SECRET="whsec_$(head -c 32 /dev/urandom | base64 -w0)"
+RECEIVER_PORT="$(free_port)"
+RECEIVER_URL="http://127.0.0.1:$RECEIVER_PORT"
+python3 "$BENCH_DIR/webhook_receiver.py" serve --port "$RECEIVER_PORT" --secret "$SECRET" > "$BENCH_TMP/receiver.log" 2>&1 &
+RECEIVER_PID=$!
+wait_for_http "$RECEIVER_URL/stats" 10 || die "the receiver did not start: $(cat "$BENCH_TMP/receiver.log")"
+log "webhook receiver (pid $RECEIVER_PID) at $RECEIVER_URL"
+
+create_tenant
+delegate="$(jq -nc --arg url "$RECEIVER_URL/webhook" --arg secret "$SECRET" --arg events "$EVENTS" \
+    '{url: $url, secret: $secret, events: ($events | split(","))}')"
+SESSION="$(api POST /v1/sessions \
+    "{\"configuration\": {\"kind\": \"default\", \"httpMaximumConnectionsPerHost\": $CONNECTIONS}, \"delegate\": $delegate}" | jq -r .id)"
+export FERRY_URL KEY SESSION
+
+LIST="$BENCH_TMP/urls.txt"
+for i in $(seq 1 "$BENCH_TASKS"); do echo "$NGINX_URL/small/$i.bin"; done > "$LIST"
+
+start=$(now)
+created="$(python3 "$BENCH_DIR/ferry_bulk.py" create "$LIST" --concurrency 8 --ids "$BENCH_TMP/ids.txt")"
+created_at=$(now)
+python3 "$BENCH_DIR/ferry_bulk.py" wait --timeout 600 > /dev/null
+completed_at=$(now)
+summary="$(python3 "$BENCH_DIR/ferry_bulk.py" summary)"
+log "tasks completed after $(elapsed "$start" "$completed_at") s; waiting for the webhooks"
+figures="$(python3 "$BENCH_DIR/webhook_receiver.py" collect --receiver "$RECEIVER_URL" --events "$EVENTS" --timeout 300)"
+printf '%s\n' "$figures" > "$BENCH_TMP/figures.json"
+
+# The reference: the same receiver, the same work per request, driven by wrk.
+python3 "$BENCH_DIR/webhook_receiver.py" reference-lua --receiver "$RECEIVER_URL" --secret "$SECRET" --out "$BENCH_TMP/reference.lua"
+wrk -t1 -c"$REFERENCE_CONNECTIONS" -d"$REFERENCE_DURATION" --latency -s "$BENCH_TMP/reference.lua" "$RECEIVER_URL" > "$BENCH_TMP/wrk.txt"
+reference_rate="$(awk '/^Requests\/sec:/ {print $2}' "$BENCH_TMP/wrk.txt")"
+reference_median="$(awk '$1 == "50%" {print $2}' "$BENCH_TMP/wrk.txt")"
+reference_bad="$(curl -fsS "$RECEIVER_URL/stats" | jq -c .bad)"
+
+f() { jq -r "$@" <<<"$figures"; }
+ms() { jq -r "$1 | \"median \(.median) ms, p95 \(.p95) ms, p99 \(.p99) ms, max \(.max) ms\"" <<<"$figures"; }
+
+machine_summary
+printf 'ferry tasks: %s (creating them took %s s: %s), %s failed; first created to last completed %s s\n' \
+    "$BENCH_TASKS" "$(elapsed "$start" "$created_at")" "$(jq -c '{created, failures}' <<<"$created")" \
+    "$(jq -r .failed <<<"$summary")" "$(elapsed "$start" "$completed_at")"
+printf 'events: %s received once (%s expected from the event log; %s missing, %s unexpected, %s duplicates; bad requests %s)\n' \
+    "$(f .unique)" "$(f .expected)" "$(f .missing)" "$(f .unexpected)" "$(f .duplicates)" "$(f -c .badRequests)"
+printf '  by type: %s\n' "$(f -c .types)"
+printf 'events per second: %s (first to last arrival, %s s); last event arrived %s s after the first task was created\n' \
+    "$(f .eventsPerSecond)" "$(f .spanSeconds)" "$(if [ "$(f .lastArrival)" != null ]; then elapsed "$start" "$(f .lastArrival)"; else echo '?'; fi)"
+printf 'delay from the event timestamp to arrival: %s\n' "$(ms .delayMs)"
+printf '  event -> delivery created (fan-out):      %s\n' "$(ms .eventToFanOutMs)"
+printf '  delivery created -> first attempt starts: %s\n' "$(ms .fanOutToAttemptMs)"
+printf '  first attempt starts -> arrival:          %s\n' "$(ms .attemptToArrivalMs)"
+printf 'out of order within a task: %s events in %s of %s tasks (target 0)\n' \
+    "$(f .outOfOrder)" "$(f .streamsOutOfOrder)" "$(f .streams)"
+printf 'ferry deliveries: %s (%s), %s attempts\n' "$(f .deliveries)" "$(f -c .deliveryStatuses)" "$(f .attempts)"
+printf 'reference, wrk -t1 -c%s -d%s on the same receiver: %s requests/s, median latency %s (bad requests after it %s)\n' \
+    "$REFERENCE_CONNECTIONS" "$REFERENCE_DURATION" "$reference_rate" "$reference_median" "$reference_bad"
+printf 'ratio ferry events/s / reference requests/s: %s\n' \
+    "$(if [ "$(f .eventsPerSecond)" != null ] && [ -n "$reference_rate" ]; then ratio "$(f .eventsPerSecond)" "$reference_rate"; else echo '?'; fi)"
