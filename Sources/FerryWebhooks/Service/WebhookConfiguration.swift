@@ -48,7 +48,7 @@ public struct WebhookConfiguration: Sendable {
         decisionGrace: Duration = .seconds(60),
         disableAfterFailingFor: Duration = .seconds(5 * 86400),
         maximumInFlight: Int = 256,
-        maximumInFlightPerEndpoint: Int = 4,
+        maximumInFlightPerEndpoint: Int = 16,
         maximumInFlightPerTenant: Int = 64,
         leaseDuration: Duration = .seconds(30),
         idlePollInterval: Duration = .seconds(1),

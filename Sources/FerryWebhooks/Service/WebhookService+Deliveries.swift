@@ -9,6 +9,7 @@ extension WebhookService {
     func runDeliveries() async {
         await withDiscardingTaskGroup { group in
             while !shouldStop {
+                await checkFinishedEvents()
                 var wait = configuration.idlePollInterval
                 let room = configuration.maximumInFlight - inFlight.load(ordering: .acquiring)
                 if room > 0 {
@@ -34,6 +35,21 @@ extension WebhookService {
                 }
                 await deliveryBell.wait(timeout: wait)
             }
+        }
+        await checkFinishedEvents()
+    }
+
+    private func checkFinishedEvents() async {
+        let sessionIDs = sessionsToCheckForFinishedEvents.withLock { sessions in
+            defer { sessions.removeAll() }
+            return sessions.sorted()
+        }
+        guard !sessionIDs.isEmpty else { return }
+        do {
+            try await ledger.finishEventsIfDone(sessionIDs: sessionIDs)
+        } catch {
+            logger.error("checking for finished background sessions failed", metadata: ["error": "\(error)"])
+            sessionsToCheckForFinishedEvents.withLock { $0.formUnion(sessionIDs) }
         }
     }
 
@@ -68,7 +84,7 @@ extension WebhookService {
             }
             logDisabling(applied, endpointID: claim.endpointID)
             Counter(label: "ferry_webhook_attempts_total", dimensions: [("outcome", outcome.isSuccess ? "delivered" : "failed")]).increment()
-            try await ledger.finishEventsIfDone(sessionIDs: [claim.event.sessionID])
+            sessionsToCheckForFinishedEvents.withLock { _ = $0.insert(claim.event.sessionID) }
         } catch {
             logger.error("recording a webhook attempt failed", metadata: ["delivery": "\(claim.deliveryID)", "error": "\(error)"])
         }

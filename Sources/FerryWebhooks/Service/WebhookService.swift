@@ -22,6 +22,10 @@ public final class WebhookService: Service, Sendable {
     /// Rung by new deliveries, finished attempts, retries and enabled endpoints.
     let deliveryBell = WakeSignal()
     let inFlight = Atomic<Int>(0)
+    /// Sessions with attempts recorded since the delivery loop last checked whether a background
+    /// session's events are all delivered (`session.didFinishEvents`): one check per loop turn
+    /// for all of them, not a transaction per attempt.
+    let sessionsToCheckForFinishedEvents = Mutex<Set<String>>([])
     let isStopping = Atomic<Bool>(false)
     private let seededJitter: Mutex<SplitMix64?>
 
