@@ -267,7 +267,9 @@ struct TestOriginTests {
         #expect(Date().timeIntervalSince(started) < 2)
         #expect(origin.openConnections == 0)
         let run = try client.finish()
-        #expect(run.exitCode == 18 || run.exitCode == 56)
+        // 18 or 56: cut off mid-body. 52 (empty reply): the stop came after the request was read
+        // but before the first bytes went out; the connection still ended at once.
+        #expect([18, 52, 56].contains(run.exitCode), "curl exited with \(run.exitCode)")
         #expect(run.elapsed < 5)
     }
 
