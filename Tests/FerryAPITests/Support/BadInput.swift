@@ -3,8 +3,7 @@ import HTTPTypes
 import Testing
 
 /// One row of a table of rejected requests: the body, the field the problem must name (nil when
-/// the body as a whole is at fault), the status, and — when Ferry answers wrongly today — the
-/// known bug, so the case is checked under `withKnownIssue`.
+/// the body as a whole is at fault), and the status.
 struct BadInput: Sendable, CustomTestStringConvertible {
     enum Payload: Sendable {
         case json(JSONValue)
@@ -15,29 +14,26 @@ struct BadInput: Sendable, CustomTestStringConvertible {
     var payload: Payload
     var field: String?
     var status: HTTPResponse.Status = .badRequest
-    var knownIssue: String?
 
     var testDescription: String { label }
 
-    init(_ label: String, _ body: JSONValue, field: String?, status: HTTPResponse.Status = .badRequest, knownIssue: String? = nil) {
+    init(_ label: String, _ body: JSONValue, field: String?, status: HTTPResponse.Status = .badRequest) {
         self.label = label
         self.payload = .json(body)
         self.field = field
         self.status = status
-        self.knownIssue = knownIssue
     }
 
-    init(_ label: String, raw: String, field: String? = nil, status: HTTPResponse.Status = .badRequest, knownIssue: String? = nil) {
-        self.init(label, bytes: Array(raw.utf8), status: status, knownIssue: knownIssue)
+    init(_ label: String, raw: String, field: String? = nil, status: HTTPResponse.Status = .badRequest) {
+        self.init(label, bytes: Array(raw.utf8), status: status)
         self.field = field
     }
 
-    init(_ label: String, bytes: [UInt8], status: HTTPResponse.Status = .badRequest, knownIssue: String? = nil) {
+    init(_ label: String, bytes: [UInt8], status: HTTPResponse.Status = .badRequest) {
         self.label = label
         self.payload = .raw(bytes)
         self.field = nil
         self.status = status
-        self.knownIssue = knownIssue
     }
 
     /// Sends the body with `client`.
@@ -46,6 +42,20 @@ struct BadInput: Sendable, CustomTestStringConvertible {
         case .json(let value): try await client.send(method, uri, json: value)
         case .raw(let bytes): try await client.send(method, uri, raw: bytes)
         }
+    }
+
+    /// Sends the body and expects it refused: this input's problem+json, and not a row written.
+    @discardableResult
+    func expectRefused(
+        _ method: HTTPRequest.Method, _ uri: String, with client: FerryClient, in api: APIHarness,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Reply {
+        let before = try await api.rowCounts()
+        let reply = try await send(method, uri, with: client)
+        let after = try await api.rowCounts()
+        expectProblem(reply, status: status, field: field, sourceLocation: sourceLocation)
+        #expect(after == before, "a refused request wrote rows", sourceLocation: sourceLocation)
+        return reply
     }
 
     /// Bodies that are not an acceptable JSON object at all; every POST endpoint refuses them alike.

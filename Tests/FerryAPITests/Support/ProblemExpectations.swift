@@ -34,13 +34,3 @@ func expectNoServerError(_ reply: Reply, _ what: @autoclosure () -> String, sour
     }
     #expect(reply.requestID != nil, "\(what()) → no X-Request-ID", sourceLocation: sourceLocation)
 }
-
-/// Runs `body`, expecting it to record issues because of a known bug in Ferry when `knownIssue`
-/// names one (the suite stays green, and fails once the bug is fixed so the marker is removed).
-func checking(knownIssue: String?, _ body: () async throws -> Void) async throws {
-    if let knownIssue {
-        await withKnownIssue(Comment(rawValue: knownIssue)) { try await body() }
-    } else {
-        try await body()
-    }
-}

@@ -20,15 +20,13 @@ struct BadQuery: Sendable, CustomTestStringConvertible {
     var route: Route
     var query: String
     var field: String
-    var knownIssue: String?
 
     var testDescription: String { "\(route.rawValue)?\(query.prefix(40))" }
 
-    init(_ route: Route, _ query: String, field: String, knownIssue: String? = nil) {
+    init(_ route: Route, _ query: String, field: String) {
         self.route = route
         self.query = query
         self.field = field
-        self.knownIssue = knownIssue
     }
 }
 
@@ -82,10 +80,8 @@ struct QueryParameterValidationTests {
 
             let reply = try await tenant.send(.get, "\(input.route.path(session: session.id, task: task.id))?\(input.query)")
 
-            try await checking(knownIssue: input.knownIssue) {
-                expectProblem(reply, status: .badRequest, field: input.field)
-                expectNoServerError(reply, input.testDescription)
-            }
+            expectProblem(reply, status: .badRequest, field: input.field)
+            expectNoServerError(reply, input.testDescription)
         }
     }
 
