@@ -82,8 +82,8 @@ struct ParsedSetCookie {
         let parts = header.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
         let pair = parts[0]
         guard let equals = pair.firstIndex(of: "=") else { return nil }
-        name = String(pair[..<equals]).trimmingCookieWhitespace
-        value = String(pair[pair.index(after: equals)...]).trimmingCookieWhitespace
+        name = String(pair[..<equals]).trimmingSpaces
+        value = String(pair[pair.index(after: equals)...]).trimmingSpaces
         guard !name.isEmpty,
               name.utf8.count + value.utf8.count <= SetCookieParser.maximumNameValueBytes,
               !name.containsControlCharacters, !value.containsControlCharacters
@@ -101,10 +101,10 @@ struct ParsedSetCookie {
         let attributeName: String
         let attributeValue: String
         if let equals = attribute.firstIndex(of: "=") {
-            attributeName = String(attribute[..<equals]).trimmingCookieWhitespace
-            attributeValue = String(attribute[attribute.index(after: equals)...]).trimmingCookieWhitespace
+            attributeName = String(attribute[..<equals]).trimmingSpaces
+            attributeValue = String(attribute[attribute.index(after: equals)...]).trimmingSpaces
         } else {
-            attributeName = String(attribute).trimmingCookieWhitespace
+            attributeName = String(attribute).trimmingSpaces
             attributeValue = ""
         }
         guard attributeValue.utf8.count <= SetCookieParser.maximumAttributeValueBytes else { return }
@@ -142,20 +142,5 @@ struct ParsedSetCookie {
         guard !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit) else { return nil }
         guard let magnitude = Int(digits) else { return negative ? Int.min : Int.max }
         return negative ? -magnitude : magnitude
-    }
-}
-
-extension String {
-    /// RFC 6265 WSP: space and horizontal tab only.
-    var trimmingCookieWhitespace: String {
-        var text = Substring(self)
-        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
-        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
-        return String(text)
-    }
-
-    /// Controls other than horizontal tab (RFC 6265bis §5.6 refuses them).
-    var containsControlCharacters: Bool {
-        unicodeScalars.contains { ($0.value < 0x20 && $0.value != 0x09) || $0.value == 0x7F }
     }
 }

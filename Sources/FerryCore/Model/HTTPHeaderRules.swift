@@ -15,7 +15,7 @@ public enum HTTPHeaderRules {
             throw ValidationError(field: field, message: "is not a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~ only).")
         }
         // RFC 9110 field values: visible characters, spaces and tabs (no CR, LF, NUL or other controls).
-        guard !value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
+        guard !value.containsControlCharacters else {
             throw ValidationError(field: field, message: "must not contain control characters such as CR, LF or NUL.")
         }
         guard !reserved.contains(name.lowercased()) else {

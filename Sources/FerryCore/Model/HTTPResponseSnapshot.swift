@@ -73,11 +73,18 @@ public struct HTTPResponseSnapshot: Codable, Sendable, Equatable {
 }
 
 extension String {
+    /// Without leading and trailing spaces and tabs (HTTP OWS, RFC 6265 WSP).
     var trimmingSpaces: String {
         var scalars = Substring(self)
         while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
         while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
         return String(scalars)
+    }
+
+    /// Controls other than horizontal tab: refused in header field values (RFC 9110) and in
+    /// cookie names and values (RFC 6265bis §5.6).
+    var containsControlCharacters: Bool {
+        unicodeScalars.contains { ($0.value < 0x20 && $0.value != 0x09) || $0.value == 0x7F }
     }
 
     /// Percent-decoding without Foundation's `NSString` bridge, so FerryCore stays Foundation-light here.

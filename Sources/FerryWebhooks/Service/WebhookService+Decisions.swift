@@ -26,6 +26,9 @@ extension WebhookService: DecisionGateway {
         // and wait (within the timeout) until their deliveries are finished.
         fanOutBell.ring()
         let startedAt = configuration.now()
+        // Re-checked soon at first, then less often: a receiver that is slow with the earlier
+        // deliveries should not cost a query every 10 ms for the whole timeout.
+        var pause = Duration.milliseconds(10)
         do {
             while !(try await ledger.isDecisionClear(claim)) {
                 guard deadline - ContinuousClock.now > .milliseconds(10) else {
@@ -39,7 +42,8 @@ extension WebhookService: DecisionGateway {
                     }
                     return nil
                 }
-                try await Task.sleep(for: .milliseconds(10))
+                try await Task.sleep(for: min(pause, deadline - ContinuousClock.now))
+                pause = min(pause * 2, .milliseconds(200))
             }
         } catch {
             logger.error("waiting to send a decision failed", metadata: ["event": "\(eventID)", "error": "\(error)"])

@@ -70,14 +70,15 @@ extension WebhookService {
         }
         // Shutting down: the lease expires and another attempt (here or elsewhere) follows.
         if result.failure == .shuttingDown { return }
+        // A Retry-After date is measured from the moment the next attempt is planned from.
+        let now = configuration.now()
         let outcome = AttemptOutcome(
-            statusCode: result.statusCode, retryAfter: result.retryAfter.flatMap { RetryAfter.parse($0, now: startedAt) }
+            statusCode: result.statusCode, retryAfter: result.retryAfter.flatMap { RetryAfter.parse($0, now: now) }
         )
         let report = AttemptReport(
             startedAt: startedAt, duration: result.duration, statusCode: result.statusCode,
             error: Self.errorText(result), responseExcerpt: excerpt(of: result.body)
         )
-        let now = configuration.now()
         do {
             let applied = try await ledger.record(report, for: claim) { failingSince in
                 self.plan(outcome, attemptNumber: claim.previousAttempts + 1, isDecision: false, failingSince: failingSince, now: now)
