@@ -17,10 +17,10 @@ struct BodyStreamRoutes {
             let generation = try await services.database.tasks.bodyStreamGeneration(tenantID: tenantID, taskID: taskID)
             let limit = context.tenant.quotas.maxTaskBytes ?? BlobRoutes.maximumBlobBytes
             let files = services.files
-            let directory = try files.directory(.streams, tenantID: tenantID)
-            let body = "\(directory)/\(TenantFiles.streamName(taskID: taskID, generation: generation))"
-            let done = "\(directory)/\(TenantFiles.streamDoneName(taskID: taskID, generation: generation))"
-            let abandoned = "\(directory)/\(TenantFiles.streamAbandonedName(taskID: taskID, generation: generation))"
+            // Through TenantFiles.path, which checks the names: the task id comes from the URL.
+            let body = try files.path(.streams, tenantID: tenantID, name: TenantFiles.streamName(taskID: taskID, generation: generation))
+            let done = try files.path(.streams, tenantID: tenantID, name: TenantFiles.streamDoneName(taskID: taskID, generation: generation))
+            let abandoned = try files.path(.streams, tenantID: tenantID, name: TenantFiles.streamAbandonedName(taskID: taskID, generation: generation))
 
             let descriptor = try await NIOThreadPool.singleton.runIfActive {
                 try files.createDirectories(tenantID: tenantID)
@@ -34,6 +34,7 @@ struct BodyStreamRoutes {
                 return fd
             }
             var size: Int64 = 0
+            var failure: (any Error)?
             do {
                 for try await chunk in request.body {
                     size += Int64(chunk.readableBytes)
@@ -42,18 +43,21 @@ struct BodyStreamRoutes {
                         try chunk.withUnsafeReadableBytes { try FileWriting.writeAll(descriptor, $0) }
                     }
                 }
-                let length = size
-                try await NIOThreadPool.singleton.runIfActive {
-                    close(descriptor)
-                    // The reader learns the body is complete, and how long it is, from this marker.
-                    try Data("\(length)\n".utf8).write(to: URL(fileURLWithPath: done), options: .atomic)
-                }
             } catch {
-                try? await NIOThreadPool.singleton.runIfActive {
-                    close(descriptor)
-                    try Data().write(to: URL(fileURLWithPath: abandoned))
+                failure = error
+            }
+            let (length, received) = (size, failure)
+            // The file is closed in exactly one place; the reader learns the body is complete, and
+            // how long it is, from the done marker, or that it will not come from the abandoned one.
+            try await NIOThreadPool.singleton.runIfActive {
+                close(descriptor)
+                do {
+                    if let received { throw received }
+                    try Data("\(length)\n".utf8).write(to: URL(fileURLWithPath: done), options: .atomic)
+                } catch {
+                    try? Data().write(to: URL(fileURLWithPath: abandoned))
+                    throw error
                 }
-                throw error
             }
             return try JSONResponse.make(BodyStreamView(generation: generation, size: size))
         }

@@ -21,7 +21,7 @@ struct WebhookRoutes {
 
         router.post("webhooks/endpoints/:endpointID/enable") { request, context in
             let id = try context.parameters.require("endpointID")
-            try await Self.optionalFields(request)?.finish()
+            try await TaskRoutes.expectEmptyBody(request)
             return try JSONResponse.make(WebhookEndpointView(try await services.database.webhooks.enable(tenantID: context.tenantID, id: id)))
         }
 
@@ -44,7 +44,7 @@ struct WebhookRoutes {
 
         router.post("webhooks/deliveries/:deliveryID/retry") { request, context in
             let id = try context.parameters.require("deliveryID")
-            try await Self.optionalFields(request)?.finish()
+            try await TaskRoutes.expectEmptyBody(request)
             return try JSONResponse.make(WebhookDeliveryView(try await services.database.webhooks.retry(tenantID: context.tenantID, id: id)))
         }
 
@@ -88,23 +88,12 @@ struct WebhookRoutes {
     /// `{}`, no body, or `{"secret": "whsec_…"}` to choose the new secret.
     private static func newSecret(_ request: Request) async throws -> String {
         var secret: String?
-        if let reader = try await optionalFields(request) {
+        if let body = try await JSONBody.readOptional(request) {
+            let reader = try FieldReader(body)
             secret = try reader.string("secret", maxLength: 256, allowEmpty: false)
             try reader.finish()
         }
         return try DelegateSecret.validatedOrNew(secret, field: "secret")
-    }
-
-    /// The fields of an optional JSON object body; nil when the body is empty.
-    private static func optionalFields(_ request: Request) async throws -> FieldReader? {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: JSONBody.smallLimit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw APIError.tooLarge("The body may be at most \(JSONBody.smallLimit) bytes.")
-        }
-        guard buffer.readableBytes > 0 else { return nil }
-        return try FieldReader(try JSONValue.parse(buffer.readableBytesView))
     }
 }
 
