@@ -55,6 +55,25 @@ struct DownloadTests {
         }
     }
 
+    @Test("a session's own Accept-Encoding is sent as given; otherwise curl offers its codings")
+    func acceptEncoding() async throws {
+        let origin = try TestOrigin { _, responder in
+            try responder.respond(status: 200, headers: [("Content-Type", "text/plain")], body: Array("ok".utf8))
+        }
+        defer { origin.stop() }
+        try await EngineHarness.run { ferry in
+            var configuration = SessionConfiguration(kind: .default)
+            configuration.httpAdditionalHeaders = ["Accept-Encoding": "identity"]
+            let own = try await ferry.makeSession(configuration)
+            let plain = try await ferry.makeSession()
+            _ = try await ferry.completion(of: try await ferry.startTask(in: own, kind: .data, url: origin.url("/own")).id)
+            _ = try await ferry.completion(of: try await ferry.startTask(in: plain, kind: .data, url: origin.url("/plain")).id)
+            let sent = Dictionary(origin.requests.map { ($0.path, $0.header("Accept-Encoding")) }, uniquingKeysWith: { first, _ in first })
+            #expect(sent["/own"] == "identity")
+            #expect(sent["/plain"]??.contains("gzip") == true, "curl's list: \(String(describing: sent["/plain"]))")
+        }
+    }
+
     @Test("an HTTP error status is a response, not an error; the data task keeps the body")
     func dataTask() async throws {
         let origin = try TestOrigin { _, responder in

@@ -85,9 +85,10 @@ extension Transfer {
                 request = replacement
                 currentRequestReported = false
                 do { try configureExchange() } catch { return .end(.failed(TransferError(code: .unknown, failingURL: request.url))) }
-                return .startExchange
+                return step(after: nil)
             case .continueLoading?, nil:
-                return .startExchange
+                // A streamed upload may still wait for its body: then the worker adds it later.
+                return step(after: nil)
             }
         default:
             return .none

@@ -33,9 +33,6 @@ extension TransferEngine {
                 response: snapshot.newResponse, currentRequest: snapshot.newCurrentRequest,
                 progressEvent: Self.progressEvent(snapshot, since: last)
             )
-            if entry.progressEvent?.type == .downloadTaskDidWriteData {
-                writeDataReported.withLock { $0[lease] = snapshot.bytesReceived }
-            }
             if let file = snapshot.file, snapshot.validator != nil {
                 let written = file.bytesWritten
                 let fresh = written - last.checkpointedBytes
@@ -80,7 +77,6 @@ extension TransferEngine {
         }
         let held = Set(progress.map(\.lease))
         memory.reported = memory.reported.filter { held.contains($0.key) }
-        writeDataReported.withLock { reported in reported = reported.filter { held.contains($0.key) } }
         guard let result else { return }
         for lease in result.lost {
             logger.warning("lease lost; stopping the transfer", metadata: ["task": "\(lease.taskID)"])
@@ -124,11 +120,9 @@ extension TransferEngine {
             return (.dataTaskDidReceiveData, DataEvents.payload(snapshot.newData, offset: snapshot.newDataOffset))
         }
         if snapshot.job.claim.kind == .download, snapshot.bytesReceived != last.received {
-            return (.downloadTaskDidWriteData, [
-                "bytesWritten": .number(Double(snapshot.bytesReceived - last.received)),
-                "totalBytesWritten": .number(Double(snapshot.bytesReceived)),
-                "totalBytesExpectedToWrite": .number(Double(snapshot.bytesExpectedToReceive)),
-            ])
+            return (.downloadTaskDidWriteData, writeDataPayload(
+                written: snapshot.bytesReceived - last.received, total: snapshot.bytesReceived, expected: snapshot.bytesExpectedToReceive
+            ))
         }
         if snapshot.bytesSent != last.sent, snapshot.bytesSent > 0 {
             return (.taskDidSendBodyData, [

@@ -14,7 +14,6 @@ extension TransferEngine {
             retry: configuration.retryPolicy
         )
         recordMetrics(of: ended)
-        let writeDataReported = writeDataReported.withLock { $0.removeValue(forKey: ended.job.lease) }
         var random = SystemRandomNumberGenerator()
         let disposition = policy.disposition(
             for: ended.end, attempt: ended.job.attempt, wasWaitingForConnectivity: ended.job.attempt > 1,
@@ -33,7 +32,7 @@ extension TransferEngine {
                 bytesReceived: checkpoint?.bytesOnDisk ?? 0, bytesSent: 0
             ))]))
         case .complete(let policyError, let attachesResumeData):
-            let lastEvents = Self.lastWriteDataEvent(of: ended, reported: writeDataReported).map { [$0] } ?? []
+            let lastEvents = Self.lastWriteDataEvent(of: ended).map { [$0] } ?? []
             let completion = await completion(of: ended, error: policyError, attachesResumeData: attachesResumeData)
             await removeBodyStreams(of: ended.job)
             writer.enqueue(.finish([(ended.job.lease, .completed(completion))], after: lastEvents + DataEvents.remainder(of: ended)))
@@ -94,15 +93,19 @@ extension TransferEngine {
     /// URLSession calls `didWriteData` for every write; Ferry coalesces them to one a heartbeat,
     /// so a download that ends between two beats (or in less than one) reports its last bytes here,
     /// before `didFinishDownloadingTo`.
-    static func lastWriteDataEvent(of ended: EndedTransfer, reported: Int64?) -> OwnerEvent? {
+    static func lastWriteDataEvent(of ended: EndedTransfer) -> OwnerEvent? {
         guard case .finished = ended.end, ended.file != nil, !ended.notModified else { return nil }
-        let previous = reported ?? ended.job.claim.checkpoint?.bytesOnDisk ?? 0
+        let previous = ended.writeDataReported ?? ended.job.claim.checkpoint?.bytesOnDisk ?? 0
         guard ended.bytesReceived > previous else { return nil }
-        return OwnerEvent(lease: ended.job.lease, type: .downloadTaskDidWriteData, data: [
-            "bytesWritten": .number(Double(ended.bytesReceived - previous)),
-            "totalBytesWritten": .number(Double(ended.bytesReceived)),
-            "totalBytesExpectedToWrite": .number(Double(ended.bytesExpectedToReceive)),
-        ])
+        return OwnerEvent(
+            lease: ended.job.lease, type: .downloadTaskDidWriteData,
+            data: writeDataPayload(written: ended.bytesReceived - previous, total: ended.bytesReceived, expected: ended.bytesExpectedToReceive)
+        )
+    }
+
+    /// `downloadTask.didWriteData`'s arguments.
+    static func writeDataPayload(written: Int64, total: Int64, expected: Int64) -> [String: JSONValue] {
+        ["bytesWritten": .number(Double(written)), "totalBytesWritten": .number(Double(total)), "totalBytesExpectedToWrite": .number(Double(expected))]
     }
 
     private func recordMetrics(of ended: EndedTransfer) {

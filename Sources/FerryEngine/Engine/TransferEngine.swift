@@ -34,9 +34,6 @@ public final class TransferEngine: Service, Sendable {
     let urlCache: URLCacheCoordinator
     /// Outcomes being finalised (files synced and renamed) but not yet queued for writing.
     let finalizing = Atomic<Int>(0)
-    /// Per running download, the total the last `downloadTask.didWriteData` reported: the
-    /// heartbeat's events are a second apart, so the completion reports what came after.
-    let writeDataReported = Mutex<[LeaseToken: Int64]>([:])
 
     public init(
         configuration: EngineConfiguration, database: FerryDatabase, hub: NotificationHub,

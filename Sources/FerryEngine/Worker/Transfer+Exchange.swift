@@ -109,9 +109,12 @@ extension Transfer {
     private func headerLines() -> [String] {
         var headers = RequestHeaders.effective(for: request, job: job, cookies: cookies, now: Date())
         sentHeaders = headers
-        // curl adds Accept-Encoding itself (CURLOPT_ACCEPT_ENCODING), so it is not sent twice.
-        if job.claim.kind != .download, request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
-            headers = headers.filter { $0.key.lowercased() != "accept-encoding" }
+        // The Accept-Encoding `effective` adds (for Vary) is the one curl sends itself when the
+        // request names none (CURLOPT_ACCEPT_ENCODING): not sent twice. A session's own
+        // httpAdditionalHeaders value is a different field and goes out as given.
+        if job.claim.kind != .download, request.value(forHTTPHeaderField: "Accept-Encoding") == nil,
+           headers["Accept-Encoding"] == RequestHeaders.acceptedEncodings {
+            headers["Accept-Encoding"] = nil
         }
         if redirectCount == 0, let revalidation = job.cache?.conditionalHeaders {
             for field in revalidation { headers[field.name] = field.value }

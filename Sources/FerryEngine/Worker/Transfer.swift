@@ -52,6 +52,9 @@ final class Transfer: CurlTransferDelegate {
     var becameDownload = false
     /// How much of `body` went out in `dataTask.didReceiveData` events.
     var dataReported = 0
+    /// A download's `bytesReceived` at the last heartbeat snapshot: the heartbeat's
+    /// `downloadTask.didWriteData` events have reported up to there.
+    var writeDataReported: Int64?
 
     /// The session's cookies, as of the transfer's start plus what its own responses set.
     var cookies: CookieJar
@@ -192,6 +195,7 @@ final class Transfer: CurlTransferDelegate {
         )
         if response != nil { responseReported = true }
         currentRequestReported = true
+        if job.claim.kind == .download { writeDataReported = bytesReceived }
         if job.receivesData, file == nil, body.count > dataReported {
             // At most a heartbeat's worth per event; the rest follows on the next beats or at the end.
             let end = min(body.count, dataReported + Self.maximumDataPerEvent)
@@ -230,7 +234,8 @@ final class Transfer: CurlTransferDelegate {
             responseTime: responseTime,
             notModified: notModified,
             becameDownload: becameDownload,
-            dataReported: dataReported
+            dataReported: dataReported,
+            writeDataReported: writeDataReported
         )
     }
 }

@@ -114,8 +114,8 @@ private final class TransferWorkerLoop {
                     try multi.remove(easy)
                     if let end = transfer.exchangeFinished(result: result) {
                         finish(transfer, end)
-                    } else if !transfer.isWaitingForBody, !transfer.isWaitingForDecision {
-                        try multi.add(easy)
+                    } else {
+                        try addIfReady(transfer)
                     }
                 }
                 worker.setTransferCount(transfers.count)
@@ -144,6 +144,13 @@ private final class TransferWorkerLoop {
         }
     }
 
+
+    /// Hands the transfer's handle to curl unless it waits for a body or a delegate's decision;
+    /// whoever ends that wait adds it then. Adding a handle twice is an error in curl.
+    private func addIfReady(_ transfer: Transfer) throws {
+        guard !transfer.isWaitingForBody, !transfer.isWaitingForDecision else { return }
+        try multi.add(transfer.easy)
+    }
     private func handle(_ command: WorkerCommand) {
         switch command {
         case .start(let job):
@@ -202,7 +209,7 @@ private final class TransferWorkerLoop {
             try transfer.configureExchange()
             if transfer.uploadBody?.isStreamed == true { streaming[job.taskID] = transfer }
             transfer.announceDelayedStart()
-            if !transfer.isWaitingForBody, !transfer.isWaitingForDecision { try multi.add(transfer.easy) }
+            try addIfReady(transfer)
         } catch {
             logger.error("cannot start a transfer", metadata: ["task": "\(job.taskID)", "error": "\(error)"])
             if let transfer = transfers[job.taskID] {

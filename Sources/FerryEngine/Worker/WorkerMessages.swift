@@ -75,4 +75,6 @@ struct EndedTransfer: Sendable {
     var becameDownload = false
     /// How much of the body `dataTask.didReceiveData` events already carried.
     var dataReported = 0
+    /// How much of a download `downloadTask.didWriteData` events already reported (nil: none).
+    var writeDataReported: Int64? = nil
 }
