@@ -141,4 +141,23 @@ struct FinishTests {
             #expect(stored.error?.code == -999)
         }
     }
+
+    @Test("cancelByProducingResumeData while the owner hands the task back: the resume data is made from the released checkpoint")
+    func releasedWhileCancelingWithResumeData() async throws {
+        try await StoreFixture.with(sessionKind: .background) { fixture in
+            let ledger = fixture.ledger()
+            let task = try await fixture.makeTask()
+            let lease = LeaseToken(taskID: task.id, epoch: try await fixture.claim(task.id, with: ledger).leaseEpoch)
+            _ = try await fixture.tasks.apply(.cancelProducingResumeData, tenantID: fixture.tenant.id, taskID: task.id, resumeData: fixture.resumeData)
+            let checkpoint = StoreFixture.checkpoint(taskID: task.id, bytes: 4096)
+            try await ledger.finish(
+                [(lease, .released(checkpoint: checkpoint, notBefore: nil, bytesReceived: 4096, bytesSent: 0))],
+                resumeData: fixture.resumeData
+            )
+            let stored = try await fixture.tasks.find(tenantID: fixture.tenant.id, id: task.id)
+            #expect(stored.state == .completed)
+            #expect(stored.error?.code == -999)
+            #expect(stored.error?.resumeData != nil, "the cancel asked for resume data and the checkpoint has a strong validator")
+        }
+    }
 }

@@ -29,12 +29,15 @@ final class LedgerWriter: Sendable {
     /// Called after transfers' ends are committed: their slots (per host, per tenant) count as
     /// free in the database only from then on, so this is when claiming again can find work.
     private let finished: @Sendable () -> Void
+    /// For a task cancelled by producing resume data while it was being handed back.
+    private let resumeData: ResumeDataIssuer
 
     init(
         ledger: TransferLedger, cookies: CookieStore, workers: Int, version: String, logger: Logger,
-        finished: @escaping @Sendable () -> Void
+        resumeData: ResumeDataIssuer, finished: @escaping @Sendable () -> Void
     ) {
         self.finished = finished
+        self.resumeData = resumeData
         self.ledger = ledger
         self.cookies = cookies
         self.workers = workers
@@ -125,7 +128,7 @@ final class LedgerWriter: Sendable {
                 case .events(let events):
                     try await ledger.record(events)
                 case .finish(let outcomes, let events):
-                    try await ledger.finish(outcomes, after: events)
+                    try await ledger.finish(outcomes, after: events, resumeData: resumeData)
                     finished()
                 case .cookies(let updates):
                     try await cookies.apply(updates)

@@ -52,7 +52,7 @@ public final class TransferEngine: Service, Sendable {
         (self.capacityRings, self.capacityBell) = (capacityRings, capacityBell)
         self.writer = LedgerWriter(
             ledger: ledger, cookies: database.cookies, workers: configuration.workerCount, version: configuration.version, logger: logger,
-            finished: { capacityBell.yield() }
+            resumeData: resumeData, finished: { capacityBell.yield() }
         )
         self.blocking = BlockingPool(name: "ferry-files", threadCount: 4)
         self.urlCache = URLCacheCoordinator(store: database.cache, files: files, blocking: blocking, logger: logger)

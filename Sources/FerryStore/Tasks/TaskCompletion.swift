@@ -116,3 +116,20 @@ enum SessionInvalidation {
         )
     }
 }
+
+extension TaskCompletion {
+    /// A task cancelled with no transfer of it running any more: -999, carrying resume data
+    /// when the cancel asked for it (`cancelByProducingResumeData`: pass the issuer, else nil)
+    /// and the checkpoint allows it. The one rule for an API cancel, the reaper, and an owner
+    /// handing a cancelled task back.
+    static func cancelled(
+        tenantID: String, taskID: String, originalRequest: TransferRequest, currentRequest: TransferRequest?,
+        checkpoint: TransferCheckpoint?, resumeData: ResumeDataIssuer?
+    ) -> TaskCompletion {
+        let token = resumeData?.token(tenantID: tenantID, taskID: taskID, originalRequest: originalRequest, checkpoint: checkpoint)
+        return TaskCompletion(
+            error: TransferError(code: .cancelled, failingURL: currentRequest?.url ?? originalRequest.url, resumeData: token),
+            checkpoint: token == nil ? nil : checkpoint
+        )
+    }
+}

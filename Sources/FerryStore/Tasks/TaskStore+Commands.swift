@@ -59,13 +59,10 @@ extension TaskStore {
                 "SELECT pg_notify($1, $2)", [NotificationChannel.control, "\(taskID) \(owner) \(reason.rawValue)"]
             )
         case .completeCancelled(let producingResumeData):
-            let checkpoint = try row.decodeJSONIfPresent("checkpoint", as: TransferCheckpoint.self)
-            let token = producingResumeData
-                ? resumeData.token(tenantID: tenantID, taskID: taskID, originalRequest: task.originalRequest, checkpoint: checkpoint)
-                : nil
-            let completion = TaskCompletion(
-                error: TransferError(code: .cancelled, failingURL: task.currentRequest?.url ?? task.originalRequest.url, resumeData: token),
-                checkpoint: token == nil ? nil : checkpoint
+            let completion = TaskCompletion.cancelled(
+                tenantID: tenantID, taskID: taskID, originalRequest: task.originalRequest, currentRequest: task.currentRequest,
+                checkpoint: try row.decodeJSONIfPresent("checkpoint", as: TransferCheckpoint.self),
+                resumeData: producingResumeData ? resumeData : nil
             )
             let ref = EventWriter.TaskRef(tenantID: tenantID, sessionID: task.sessionID, taskID: taskID)
             try completion.write(ref, kind: task.kind, on: connection)

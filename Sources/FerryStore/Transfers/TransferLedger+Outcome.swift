@@ -32,17 +32,23 @@ extension TransferLedger {
     /// transfers finishing together cost one commit. Returns the leases that were no longer held
     /// (their outcome was dropped: the task belongs to someone else now).
     /// `events` are recorded first, in the same transaction (the last events of the tasks that end).
+    /// `resumeData` issues the resume data of a task cancelled by producing it while it was being
+    /// handed back.
     @discardableResult
     public func finish(
-        _ outcomes: [(lease: LeaseToken, outcome: TransferOutcome)], after events: [OwnerEvent] = []
+        _ outcomes: [(lease: LeaseToken, outcome: TransferOutcome)], after events: [OwnerEvent] = [],
+        resumeData: ResumeDataIssuer? = nil
     ) async throws -> Set<LeaseToken> {
         guard !outcomes.isEmpty || !events.isEmpty else { return [] }
         let instanceID = self.instanceID
         return try await pool.withTransaction { connection in
-            try Self.record(events, instanceID: instanceID, on: connection)
+            // A task with both events and an end is locked (and read) once.
+            var locked = try Self.record(events, instanceID: instanceID, on: connection)
             var lost: Set<LeaseToken> = []
             for (lease, outcome) in outcomes {
-                guard let row = try Self.lockOwned(lease, instanceID: instanceID, on: connection) else {
+                let row = try locked[lease] ?? Self.lockOwned(lease, instanceID: instanceID, on: connection)
+                locked[lease] = row
+                guard let row else {
                     lost.insert(lease)
                     continue
                 }
@@ -54,12 +60,17 @@ extension TransferLedger {
                 switch outcome {
                 case .completed(let completion):
                     try completion.write(ref, kind: kind, on: connection)
-                case .released(_, _, let bytesReceived, let bytesSent) where isCanceling:
+                case .released(let checkpoint, _, let bytesReceived, let bytesSent) where isCanceling:
                     // Cancelled while being handed back: nobody would claim it any more, so end it here.
-                    let failingURL = try row.decodeJSON("original_request", as: TransferRequest.self).url
-                    try TaskCompletion(
-                        error: TransferError(code: .cancelled, failingURL: failingURL), bytesReceived: bytesReceived, bytesSent: bytesSent
-                    ).write(ref, kind: kind, on: connection)
+                    var completion = TaskCompletion.cancelled(
+                        tenantID: ref.tenantID, taskID: lease.taskID,
+                        originalRequest: try row.decodeJSON("original_request", as: TransferRequest.self),
+                        currentRequest: try row.decodeJSONIfPresent("current_request", as: TransferRequest.self), checkpoint: checkpoint,
+                        resumeData: try Self.producesResumeData(row) ? resumeData : nil
+                    )
+                    completion.bytesReceived = bytesReceived
+                    completion.bytesSent = bytesSent
+                    try completion.write(ref, kind: kind, on: connection)
                 case .released(let checkpoint, let notBefore, let bytesReceived, let bytesSent):
                     try connection.execute(
                         """
@@ -86,29 +97,38 @@ extension TransferLedger {
         }
     }
 
-    private static func record(_ events: [OwnerEvent], instanceID: String, on connection: PostgresConnection) throws {
-        var refs: [LeaseToken: EventWriter.TaskRef?] = [:]
+    /// Returns the rows it locked (nil for a lease no longer held), for the caller to reuse.
+    @discardableResult
+    private static func record(
+        _ events: [OwnerEvent], instanceID: String, on connection: PostgresConnection
+    ) throws -> [LeaseToken: PostgresRow?] {
+        var locked: [LeaseToken: PostgresRow?] = [:]
         for event in events {
-            if refs[event.lease] == nil {
-                refs[event.lease] = try Self.lockOwned(event.lease, instanceID: instanceID, on: connection).map { row in
-                    EventWriter.TaskRef(
-                        tenantID: try row.decode("tenant_id"), sessionID: try row.decode("session_id"), taskID: event.lease.taskID
-                    )
-                }
+            if locked[event.lease] == nil {
+                locked[event.lease] = .some(try Self.lockOwned(event.lease, instanceID: instanceID, on: connection))
             }
-            guard let ref = refs[event.lease] ?? nil else { continue }
+            guard case let row?? = locked[event.lease] else { continue }
+            let ref = EventWriter.TaskRef(
+                tenantID: try row.decode("tenant_id"), sessionID: try row.decode("session_id"), taskID: event.lease.taskID
+            )
             if event.type == .taskNeedNewBodyStream, case .number(let generation)? = event.data["generation"] {
                 // The API accepts a streamed body for the generation the task asks for.
                 try connection.execute("UPDATE tasks SET body_stream_generation = $2 WHERE id = $1", [ref.taskID, Int(generation)])
             }
             try EventWriter.append(event.type, for: ref, data: event.data, id: event.id, on: connection)
         }
+        return locked
+    }
+
+    /// Whether the task's pending cancel is `cancelByProducingResumeData` (its `stop_reason`).
+    static func producesResumeData(_ row: PostgresRow) throws -> Bool {
+        try row.decode("stop_reason", as: String?.self) == TaskLifecycle.StopReason.cancelProducingResumeData.rawValue
     }
 
     static func lockOwned(_ lease: LeaseToken, instanceID: String, on connection: PostgresConnection) throws -> PostgresRow? {
         try connection.query(
             """
-            SELECT tenant_id, session_id, kind, state, original_request FROM tasks
+            SELECT tenant_id, session_id, kind, state, stop_reason, original_request, current_request FROM tasks
             WHERE id = $1 AND lease_epoch = $2 AND lease_owner = $3
             FOR UPDATE
             """,

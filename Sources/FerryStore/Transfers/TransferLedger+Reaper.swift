@@ -61,13 +61,10 @@ extension TransferLedger {
 
                 switch (state, sessionKind) {
                 case (.canceling, _):
-                    let producesResumeData = try row.decode("stop_reason", as: String?.self) == TaskLifecycle.StopReason.cancelProducingResumeData.rawValue
-                    let token = producesResumeData
-                        ? resumeData.token(tenantID: tenantID, taskID: taskID, originalRequest: originalRequest, checkpoint: checkpoint)
-                        : nil
-                    try TaskCompletion(
-                        error: TransferError(code: .cancelled, failingURL: failingURL, resumeData: token),
-                        checkpoint: token == nil ? nil : checkpoint
+                    try TaskCompletion.cancelled(
+                        tenantID: tenantID, taskID: taskID, originalRequest: originalRequest,
+                        currentRequest: try row.decodeJSONIfPresent("current_request", as: TransferRequest.self), checkpoint: checkpoint,
+                        resumeData: try Self.producesResumeData(row) ? resumeData : nil
                     ).write(ref, kind: kind, on: connection)
                 case (.running, .default), (.running, .ephemeral):
                     let token = resumeData.token(tenantID: tenantID, taskID: taskID, originalRequest: originalRequest, checkpoint: checkpoint)
