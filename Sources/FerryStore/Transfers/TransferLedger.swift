@@ -59,13 +59,10 @@ public struct TransferLedger: Sendable {
                     SELECT session_id, host, count(*) AS n FROM live GROUP BY session_id, host
                 ), per_tenant AS (
                     SELECT tenant_id, count(*) AS n FROM live GROUP BY tenant_id
-                ), host_ranked AS (
-                    -- From each group, its first tasks (priority, then age) up to the free slots.
-                    SELECT c.id, c.tenant_id, c.created_at, c.priority,
-                           row_number() OVER (PARTITION BY g.session_id, g.host ORDER BY c.priority DESC, c.created_at)
-                               + coalesce(h.n, 0) AS host_slot,
-                           (s.configuration->>'httpMaximumConnectionsPerHost')::int AS host_limit,
-                           ten.max_concurrent_transfers AS tenant_limit
+                ), host_candidates AS (
+                    -- From each group, its first tasks (priority, then age) up to its free slots:
+                    -- what the connection limit lets through, and nothing it holds back.
+                    SELECT c.id, c.tenant_id, c.created_at, c.priority, ten.max_concurrent_transfers AS tenant_limit
                     FROM host_groups g
                     JOIN sessions s ON s.id = g.session_id
                     JOIN tenants ten ON ten.id = s.tenant_id
@@ -80,22 +77,17 @@ public struct TransferLedger: Sendable {
                     ) c
                     WHERE ten.status = 'active'
                 ), tenant_ranked AS (
-                    -- Ranked within the tenant only among tasks their host limit lets through, so a
-                    -- task held back by its host does not use up one of the tenant's slots.
-                    SELECT h.id, h.tenant_id, h.created_at, h.tenant_limit,
-                           row_number() OVER (PARTITION BY h.tenant_id ORDER BY h.priority DESC, h.created_at)
-                               + coalesce(pt.n, 0) AS tenant_slot
-                    FROM host_ranked h LEFT JOIN per_tenant pt ON pt.tenant_id = h.tenant_id
-                    WHERE h.host_slot <= h.host_limit
-                ), eligible AS (
-                    SELECT id, created_at,
-                           row_number() OVER (PARTITION BY tenant_id ORDER BY tenant_slot) AS fair_rank
-                    FROM tenant_ranked
-                    WHERE tenant_limit IS NULL OR tenant_slot <= tenant_limit
+                    -- Ranked within the tenant among those candidates only, so a task held back by
+                    -- its host does not use up one of the tenant's slots.
+                    SELECT c.id, c.created_at, c.tenant_limit, coalesce(pt.n, 0) AS tenant_live,
+                           row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.priority DESC, c.created_at) AS tenant_rank
+                    FROM host_candidates c LEFT JOIN per_tenant pt ON pt.tenant_id = c.tenant_id
                 ), picked AS (
-                    SELECT t.id FROM tasks t JOIN eligible e ON e.id = t.id
+                    -- The first of every tenant before the second of any: fair across tenants.
+                    SELECT t.id FROM tasks t JOIN tenant_ranked r ON r.id = t.id
                     WHERE t.state = 'running' AND t.lease_owner IS NULL
-                    ORDER BY e.fair_rank, e.created_at
+                      AND (r.tenant_limit IS NULL OR r.tenant_rank + r.tenant_live <= r.tenant_limit)
+                    ORDER BY r.tenant_rank, r.created_at
                     LIMIT $2
                     FOR UPDATE OF t SKIP LOCKED
                 )
