@@ -93,7 +93,9 @@ struct EventOutboxTests {
             struct Abort: Error {}
             await #expect(throws: Abort.self) {
                 try await fixture.pool.withTransaction { connection in
-                    try EventWriter.append(.taskDidSendBodyData, for: ref, data: [:], on: connection)
+                    var batch = EventBatch()
+                    batch.append(.taskDidSendBodyData, for: ref, data: [:])
+                    try batch.flush(on: connection)
                     try EventWriter.appendSessionEvent(.sessionDidFinishEvents, tenantID: ref.tenantID, sessionID: ref.sessionID, data: [:], on: connection)
                     throw Abort()
                 }
@@ -101,9 +103,51 @@ struct EventOutboxTests {
             #expect(try await fixture.eventTypes(of: task.id) == ["task.didCreateTask"])
             #expect(try await fixture.value("SELECT count(*) FROM events WHERE task_id IS NULL", as: Int.self) == 0)
             try await fixture.pool.withTransaction { connection in
-                try EventWriter.append(.taskDidSendBodyData, for: ref, data: [:], on: connection)
+                var batch = EventBatch()
+                batch.append(.taskDidSendBodyData, for: ref, data: [:])
+                try batch.flush(on: connection)
             }
             #expect(try await fixture.eventSequences(of: task.id) == [1, 2])
+        }
+    }
+
+    @Test("a batch of several tasks' events keeps each task's order, in sequences and in the log, and notifies once")
+    func batchKeepsOrder() async throws {
+        try await StoreFixture.with { fixture in
+            let first = try await fixture.makeTask()
+            let second = try await fixture.makeTask()
+            let firstRef = EventWriter.TaskRef(tenantID: fixture.tenant.id, sessionID: fixture.session.id, taskID: first.id)
+            let secondRef = EventWriter.TaskRef(tenantID: fixture.tenant.id, sessionID: fixture.session.id, taskID: second.id)
+            try await NotificationRecorder.with(conninfo: fixture.test.conninfo, channels: [NotificationChannel.events]) { recorder in
+                try await fixture.pool.withTransaction { connection in
+                    var batch = EventBatch()
+                    batch.append(.dataTaskDidReceiveResponse, for: firstRef, data: ["n": 1], decidedBy: "default")
+                    batch.append(.taskDidSendBodyData, for: secondRef, data: ["n": 2])
+                    batch.append(.dataTaskDidReceiveData, for: firstRef, data: ["n": 3])
+                    batch.append(.taskDidCompleteWithError, for: secondRef, data: ["n": 4])
+                    batch.append(.taskDidCompleteWithError, for: firstRef, data: ["n": 5])
+                    try batch.flush(on: connection)
+                    #expect(batch.isEmpty)
+                    try batch.flush(on: connection)  // empty: writes nothing
+                }
+                #expect(await recorder.waitForPayload(on: NotificationChannel.events) { $0 == fixture.tenant.id } != nil)
+                try await Task.sleep(for: .milliseconds(100))
+                #expect(recorder.payloads(on: NotificationChannel.events) == [fixture.tenant.id])
+            }
+            #expect(try await fixture.eventSequences(of: first.id) == [1, 2, 3, 4])
+            #expect(try await fixture.eventSequences(of: second.id) == [1, 2, 3])
+            let log = try await fixture.pool.withConnection { connection in
+                try connection.query(
+                    """
+                    SELECT (data->>'n')::int AS n, (data->>'sequence')::int AS sequence, data->>'taskId' AS task, decided_by
+                    FROM events WHERE type <> 'task.didCreateTask' ORDER BY position
+                    """
+                ).map { row in
+                    "\(try row.decode("n", as: Int.self)) \(try row.decode("sequence", as: Int.self)) "
+                        + "\(try row.decode("task", as: String.self) == first.id ? "first" : "second") \(try row.decode("decided_by", as: String?.self) ?? "-")"
+                }
+            }
+            #expect(log == ["1 2 first default", "2 2 second -", "3 3 first -", "4 3 second -", "5 4 first -"])
         }
     }
 

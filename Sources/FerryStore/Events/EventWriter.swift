@@ -3,27 +3,14 @@ import Foundation
 import Postgres
 
 /// Appends events to the outbox inside the caller's transaction, so an event exists if and
-/// only if the state change it reports committed.
+/// only if the state change it reports committed. Task events after the first go through
+/// `EventBatch`.
 enum EventWriter {
     /// The task a task event belongs to.
     struct TaskRef: Sendable {
         var tenantID: String
         var sessionID: String
         var taskID: String
-    }
-
-    /// Appends a task event with the next gapless per-task sequence number.
-    /// The task row must be locked by the transaction (it is whenever its state changes).
-    @discardableResult
-    static func append(
-        _ type: EventType, for task: TaskRef, data: [String: JSONValue], id: String? = nil, on connection: PostgresConnection
-    ) throws -> Int64 {
-        let sequence = try connection.query(
-            "UPDATE tasks SET next_event_sequence = next_event_sequence + 1 WHERE id = $1 RETURNING next_event_sequence - 1",
-            [task.taskID]
-        )[0].decode(0, as: Int64.self)
-        try insert(type, id: id, tenantID: task.tenantID, sessionID: task.sessionID, taskID: task.taskID, sequence: sequence, data: data, on: connection)
-        return sequence
     }
 
     /// A new task's first event, sequence 1: the task was inserted with `next_event_sequence` 2.

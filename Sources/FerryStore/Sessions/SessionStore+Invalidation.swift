@@ -36,7 +36,8 @@ extension SessionStore {
                         _ = try TaskStore.apply(.cancel, tenantID: tenantID, taskID: taskID, resumeData: resumeData, on: connection)
                     }
                 }
-                try SessionInvalidation.finishIfLastTask(sessionID: sessionID, tenantID: tenantID, on: connection)
+                var noTaskEvents = EventBatch()  // the cancelled tasks' events are written already
+                try SessionInvalidation.finishIfLastTasks(ofSessions: [sessionID], events: &noTaskEvents, on: connection)
             }
             return try Self.decode(try connection.query("SELECT \(Self.columns) FROM sessions WHERE id = $1", [sessionID])[0])
         }

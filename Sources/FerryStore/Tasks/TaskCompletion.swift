@@ -39,10 +39,20 @@ public struct TaskCompletion: Sendable {
         self.responseBody = responseBody
     }
 
-    /// Writes the completion and its events into the caller's transaction; the task row must be
-    /// locked. Delegate order follows URLSession: didFinishDownloadingTo, didFinishCollectingMetrics,
-    /// then didCompleteWithError.
+    /// Writes the completion and its events into the caller's transaction, and invalidates the
+    /// session when this was the last task it waited for; the task row must be locked.
     func write(_ ref: EventWriter.TaskRef, kind: TaskKind, on connection: PostgresConnection) throws {
+        var events = EventBatch()
+        try write(ref, kind: kind, events: &events, on: connection)
+        try SessionInvalidation.finishIfLastTasks(ofSessions: [ref.sessionID], events: &events, on: connection)
+        try events.flush(on: connection)
+    }
+
+    /// Writes the completion, adding its events to `events` for the caller to flush before the
+    /// transaction commits; the caller also runs `SessionInvalidation.finishIfLastTasks` after
+    /// its completions. Delegate order follows URLSession: didFinishDownloadingTo,
+    /// didFinishCollectingMetrics, then didCompleteWithError.
+    func write(_ ref: EventWriter.TaskRef, kind: TaskKind, events: inout EventBatch, on connection: PostgresConnection) throws {
         try connection.execute(
             """
             UPDATE tasks SET
@@ -78,42 +88,49 @@ public struct TaskCompletion: Sendable {
             )
         }
         if kind == .download || becameDownload, error == nil, downloadFile != nil {
-            try EventWriter.append(
-                .downloadTaskDidFinishDownloadingTo, for: ref,
-                data: ["location": .string("/v1/tasks/\(ref.taskID)/file")], on: connection
+            events.append(
+                .downloadTaskDidFinishDownloadingTo, for: ref, data: ["location": .string("/v1/tasks/\(ref.taskID)/file")]
             )
         }
         if let metrics {
-            try EventWriter.append(.taskDidFinishCollectingMetrics, for: ref, data: ["metrics": metrics], on: connection)
+            events.append(.taskDidFinishCollectingMetrics, for: ref, data: ["metrics": metrics])
         }
         var data: [String: JSONValue] = ["error": TaskEventData.error(error)]
         if let response { data["response"] = (try? JSONValue(encoding: response)) ?? .null }
-        try EventWriter.append(.taskDidCompleteWithError, for: ref, data: data, on: connection)
-        try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.taskCompleted, ref.taskID])
-        try SessionInvalidation.finishIfLastTask(sessionID: ref.sessionID, tenantID: ref.tenantID, on: connection)
+        events.append(.taskDidCompleteWithError, for: ref, data: data)
+        events.notify(NotificationChannel.taskCompleted, ref.taskID)
     }
 }
 
 /// `session.didBecomeInvalidWithError` once an invalidating session's last task has ended.
 enum SessionInvalidation {
-    static func finishIfLastTask(sessionID: String, tenantID: String, on connection: PostgresConnection) throws {
-        // Only invalidating sessions are locked, which keeps the common path lock-free. The lock
-        // serialises the last tasks ending together; the check runs as a statement of its own so it
-        // sees, with a fresh snapshot, what the transaction it waited for committed.
+    /// Run after tasks of these sessions completed in the transaction. `events` (the tasks' last
+    /// events) are flushed before a session's: it is the last message.
+    static func finishIfLastTasks(ofSessions sessionIDs: Set<String>, events: inout EventBatch, on connection: PostgresConnection) throws {
+        guard !sessionIDs.isEmpty else { return }
+        // Only invalidating sessions are locked (in id order), which keeps the common path
+        // lock-free. The lock serialises the last tasks ending together; the check runs as a
+        // statement of its own so it sees, with a fresh snapshot, what the transaction it waited
+        // for committed.
         let invalidating = try connection.query(
-            "SELECT 1 FROM sessions WHERE id = $1 AND state IN ('finishing', 'canceling') FOR UPDATE", [sessionID]
+            "SELECT id, tenant_id FROM sessions WHERE id = ANY($1) AND state IN ('finishing', 'canceling') ORDER BY id FOR UPDATE",
+            [sessionIDs.sorted()]
         )
-        guard !invalidating.isEmpty else { return }
-        let outstanding = try connection.query(
-            "SELECT 1 FROM tasks WHERE session_id = $1 AND state <> 'completed' LIMIT 1", [sessionID]
-        )
-        guard outstanding.isEmpty else { return }
-        try connection.execute(
-            "UPDATE sessions SET state = 'invalidated', invalidated_at = now() WHERE id = $1", [sessionID]
-        )
-        try EventWriter.appendSessionEvent(
-            .sessionDidBecomeInvalidWithError, tenantID: tenantID, sessionID: sessionID, data: ["error": .null], on: connection
-        )
+        for session in invalidating {
+            let sessionID: String = try session.decode("id")
+            let outstanding = try connection.query(
+                "SELECT 1 FROM tasks WHERE session_id = $1 AND state <> 'completed' LIMIT 1", [sessionID]
+            )
+            guard outstanding.isEmpty else { continue }
+            try connection.execute(
+                "UPDATE sessions SET state = 'invalidated', invalidated_at = now() WHERE id = $1", [sessionID]
+            )
+            try events.flush(on: connection)
+            try EventWriter.appendSessionEvent(
+                .sessionDidBecomeInvalidWithError, tenantID: try session.decode("tenant_id"), sessionID: sessionID,
+                data: ["error": .null], on: connection
+            )
+        }
     }
 }
 

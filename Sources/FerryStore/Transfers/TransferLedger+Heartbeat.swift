@@ -58,11 +58,7 @@ extension TransferLedger {
         let checkpoints = try transfers.map { try $0.checkpoint.map { String(decoding: try JSONColumn.encode($0).data, as: UTF8.self) } }
         let responses = try transfers.map { try $0.response.map { String(decoding: try JSONColumn.encode($0).data, as: UTF8.self) } }
         let requests = try transfers.map { try $0.currentRequest.map { String(decoding: try JSONColumn.encode($0).data, as: UTF8.self) } }
-        let withEvents = transfers.filter { $0.progressEvent != nil }
-        let eventIDs = withEvents.map(\.lease.taskID)
-        let eventEpochs = withEvents.map(\.lease.epoch)
-        let eventTypes = withEvents.map { $0.progressEvent?.type.rawValue ?? "" }
-        let eventData = withEvents.map { String(decoding: JSONValue.object($0.progressEvent?.data ?? [:]).serialized(), as: UTF8.self) }
+        let progressEvents = Dictionary(transfers.compactMap { transfer in transfer.progressEvent.map { (transfer.lease, $0) } }) { first, _ in first }
 
         return try await pool.withTransaction { connection in
             try connection.execute(
@@ -86,41 +82,26 @@ extension TransferLedger {
                 FROM unnest($3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int8[], $8::int8[], $9::text[], $10::text[], $11::text[])
                      AS u(id, epoch, received, sent, expected_receive, expected_send, checkpoint, response, request)
                 WHERE t.id = u.id AND t.lease_epoch = u.epoch AND t.lease_owner = $1
-                RETURNING t.id, t.lease_epoch, t.stop_reason
+                RETURNING t.id, t.lease_epoch, t.stop_reason, t.tenant_id, t.session_id
                 """,
                 [instanceID, leaseSeconds, ids, epochs, received, sent, expectedReceive, expectedSend, checkpoints, responses, requests]
             )
-            if !withEvents.isEmpty {
-                let notified = try connection.query(
-                    """
-                    WITH wanted AS (
-                        SELECT * FROM unnest($2::text[], $3::int8[], $4::text[], $5::text[]) AS u(id, epoch, type, data)
-                    ), bumped AS (
-                        UPDATE tasks t SET next_event_sequence = t.next_event_sequence + 1
-                        FROM wanted w
-                        WHERE t.id = w.id AND t.lease_epoch = w.epoch AND t.lease_owner = $1
-                        RETURNING t.id, t.tenant_id, t.session_id, t.next_event_sequence - 1 AS sequence
-                    )
-                    INSERT INTO events (id, tenant_id, session_id, task_id, sequence, type, data)
-                    SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), b.tenant_id, b.session_id, b.id, b.sequence, w.type,
-                           w.data::jsonb || jsonb_build_object('sessionId', b.session_id, 'taskId', b.id, 'sequence', b.sequence)
-                    FROM bumped b JOIN wanted w ON w.id = b.id
-                    RETURNING tenant_id
-                    """,
-                    [instanceID, eventIDs, eventEpochs, eventTypes, eventData]
-                )
-                let tenants = Array(Set(try notified.map { try $0.decode(0, as: String.self) }))
-                try connection.execute("SELECT pg_notify($1, tenant) FROM unnest($2::text[]) AS tenant", [NotificationChannel.events, tenants])
-            }
             var result = HeartbeatResult()
             var held: Set<LeaseToken> = []
+            // Progress events only for the transfers whose leases were renewed.
+            var events = EventBatch()
             for row in renewed {
                 let lease = LeaseToken(taskID: try row.decode("id"), epoch: try row.decode("lease_epoch"))
                 held.insert(lease)
                 if let reason = try row.decode("stop_reason", as: String?.self).flatMap(TaskLifecycle.StopReason.init) {
                     result.stopRequests[lease] = reason
                 }
+                if let event = progressEvents[lease] {
+                    let ref = EventWriter.TaskRef(tenantID: try row.decode("tenant_id"), sessionID: try row.decode("session_id"), taskID: lease.taskID)
+                    events.append(event.type, for: ref, data: event.data)
+                }
             }
+            try events.flush(on: connection)
             result.lost = Set(transfers.map(\.lease)).subtracting(held)
             return result
         }

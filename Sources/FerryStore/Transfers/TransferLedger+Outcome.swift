@@ -18,12 +18,15 @@ public struct OwnerEvent: Sendable {
     public var data: [String: JSONValue]
     /// Chosen by the owner when it must refer to the event afterwards (a decision it asks for).
     public var id: String?
+    /// "default" for a decision event that nobody is asked about: written as decided.
+    public var decidedBy: String?
 
-    public init(lease: LeaseToken, type: EventType, data: [String: JSONValue], id: String? = nil) {
+    public init(lease: LeaseToken, type: EventType, data: [String: JSONValue], id: String? = nil, decidedBy: String? = nil) {
         self.lease = lease
         self.type = type
         self.data = data
         self.id = id
+        self.decidedBy = decidedBy
     }
 }
 
@@ -43,8 +46,10 @@ extension TransferLedger {
         let instanceID = self.instanceID
         return try await pool.withTransaction { connection in
             // A task with both events and an end is locked (and read) once.
-            var locked = try Self.record(events, instanceID: instanceID, on: connection)
+            var batch = EventBatch()
+            var locked = try Self.record(events, instanceID: instanceID, into: &batch, on: connection)
             var lost: Set<LeaseToken> = []
+            var completedSessions: Set<String> = []
             for (lease, outcome) in outcomes {
                 let row = try locked[lease] ?? Self.lockOwned(lease, instanceID: instanceID, on: connection)
                 locked[lease] = row
@@ -59,7 +64,8 @@ extension TransferLedger {
                 let isCanceling = try row.decode("state", as: String.self) == TaskState.canceling.rawValue
                 switch outcome {
                 case .completed(let completion):
-                    try completion.write(ref, kind: kind, on: connection)
+                    try completion.write(ref, kind: kind, events: &batch, on: connection)
+                    completedSessions.insert(ref.sessionID)
                 case .released(let checkpoint, _, let bytesReceived, let bytesSent) where isCanceling:
                     // Cancelled while being handed back: nobody would claim it any more, so end it here.
                     var completion = TaskCompletion.cancelled(
@@ -70,7 +76,8 @@ extension TransferLedger {
                     )
                     completion.bytesReceived = bytesReceived
                     completion.bytesSent = bytesSent
-                    try completion.write(ref, kind: kind, on: connection)
+                    try completion.write(ref, kind: kind, events: &batch, on: connection)
+                    completedSessions.insert(ref.sessionID)
                 case .released(let checkpoint, let notBefore, let bytesReceived, let bytesSent):
                     try connection.execute(
                         """
@@ -80,9 +87,11 @@ extension TransferLedger {
                         """,
                         [lease.taskID, try JSONColumn.encodeOptional(checkpoint), notBefore, bytesReceived, bytesSent]
                     )
-                    try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.work, lease.taskID])
+                    batch.notify(NotificationChannel.work, lease.taskID)
                 }
             }
+            try SessionInvalidation.finishIfLastTasks(ofSessions: completedSessions, events: &batch, on: connection)
+            try batch.flush(on: connection)
             return lost
         }
     }
@@ -93,14 +102,17 @@ extension TransferLedger {
         guard !events.isEmpty else { return }
         let instanceID = self.instanceID
         try await pool.withTransaction { connection in
-            try Self.record(events, instanceID: instanceID, on: connection)
+            var batch = EventBatch()
+            try Self.record(events, instanceID: instanceID, into: &batch, on: connection)
+            try batch.flush(on: connection)
         }
     }
 
-    /// Returns the rows it locked (nil for a lease no longer held), for the caller to reuse.
+    /// Adds the events to `batch` (for the caller to flush); returns the rows it locked (nil for
+    /// a lease no longer held), for the caller to reuse.
     @discardableResult
     private static func record(
-        _ events: [OwnerEvent], instanceID: String, on connection: PostgresConnection
+        _ events: [OwnerEvent], instanceID: String, into batch: inout EventBatch, on connection: PostgresConnection
     ) throws -> [LeaseToken: PostgresRow?] {
         var locked: [LeaseToken: PostgresRow?] = [:]
         for event in events {
@@ -115,7 +127,7 @@ extension TransferLedger {
                 // The API accepts a streamed body for the generation the task asks for.
                 try connection.execute("UPDATE tasks SET body_stream_generation = $2 WHERE id = $1", [ref.taskID, Int(generation)])
             }
-            try EventWriter.append(event.type, for: ref, data: event.data, id: event.id, on: connection)
+            batch.append(event.type, for: ref, data: event.data, id: event.id, decidedBy: event.decidedBy)
         }
         return locked
     }

@@ -20,8 +20,10 @@ struct HorizonTests {
             defer { open.close() }
             try open.execute("BEGIN")
             let ref = EventWriter.TaskRef(tenantID: slow.tenantID, sessionID: slow.sessionID, taskID: slow.id)
-            let slowSequence = try EventWriter.append(.downloadTaskDidWriteData, for: ref, data: [:], on: open)
-            let p1 = try open.query("SELECT position FROM events WHERE task_id = $1 AND sequence = $2", [slow.id, slowSequence])[0].decode(0, as: Int64.self)
+            var batch = EventBatch()
+            let slowEvent = batch.append(.downloadTaskDidWriteData, for: ref, data: [:])
+            try batch.flush(on: open)
+            let p1 = try open.query("SELECT position FROM events WHERE id = $1", [slowEvent])[0].decode(0, as: Int64.self)
             let quickEvent = try await ferry.emit(.downloadTaskDidWriteData, task: quick)
             let p2 = try await ferry.value("SELECT position FROM events WHERE id = $1", [quickEvent], as: Int64.self)
             #expect(p2 > p1)

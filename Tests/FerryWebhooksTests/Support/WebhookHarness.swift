@@ -160,8 +160,10 @@ final class WebhookHarness: Sendable {
         try await pool.withTransaction { connection in
             _ = try connection.query("SELECT 1 FROM tasks WHERE id = $1 FOR UPDATE", [task.id])
             let ref = EventWriter.TaskRef(tenantID: task.tenantID, sessionID: task.sessionID, taskID: task.id)
-            let sequence = try EventWriter.append(type, for: ref, data: data, on: connection)
-            return try connection.query("SELECT id FROM events WHERE task_id = $1 AND sequence = $2", [task.id, sequence])[0].decode(0, as: String.self)
+            var batch = EventBatch()
+            let id = batch.append(type, for: ref, data: data)
+            try batch.flush(on: connection)
+            return id
         }
     }
 

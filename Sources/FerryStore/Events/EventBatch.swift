@@ -1,0 +1,107 @@
+import FerryCore
+import Foundation
+import Postgres
+
+/// Task events of one transaction, written together by one statement: the sequence numbers of
+/// each task are taken at once, every row is inserted at once, and each tenant is notified once
+/// (with the transaction's other notifications).
+/// Appending an event one by one costs three round trips (sequence, insert, notify); a small
+/// download ends with four events, and many end in one transaction.
+///
+/// Events keep the order in which they were appended, per task (sequence) and in the log
+/// (position). The tasks' rows must be locked by the transaction, as for any state change.
+struct EventBatch {
+    private struct Pending {
+        var type: EventType
+        var task: EventWriter.TaskRef
+        var data: [String: JSONValue]
+        var id: String
+        var decidedBy: String?
+    }
+
+    private var pending: [Pending] = []
+    /// Other notifications of the transaction (`ferry_task_completed`, …), sent with the events'.
+    private var notifications: [(channel: String, payload: String)] = []
+
+    var isEmpty: Bool { pending.isEmpty && notifications.isEmpty }
+
+    /// `pg_notify(channel, payload)` at commit, sent by the next flush.
+    mutating func notify(_ channel: String, _ payload: String) {
+        notifications.append((channel, payload))
+    }
+
+    /// Returns the event's id. `decidedBy` is set for a decision event nobody was asked about ("default").
+    @discardableResult
+    mutating func append(
+        _ type: EventType, for task: EventWriter.TaskRef, data: [String: JSONValue], id: String? = nil, decidedBy: String? = nil
+    ) -> String {
+        let id = id ?? IDs.make("evt")
+        pending.append(Pending(type: type, task: task, data: data, id: id, decidedBy: decidedBy))
+        return id
+    }
+
+    /// Writes the events appended so far, queues the notifications, and empties the batch.
+    mutating func flush(on connection: PostgresConnection) throws {
+        defer {
+            pending.removeAll()
+            notifications.removeAll()
+        }
+        var perTask: [String: Int64] = [:]
+        var taskOrder: [String] = []
+        var nth: [Int64] = []
+        var notified: Set<String> = []
+        for event in pending {
+            let taskID = event.task.taskID
+            let count = perTask[taskID, default: 0]
+            if count == 0 { taskOrder.append(taskID) }
+            // Listeners of the event log are told which tenant has new events.
+            if notified.insert(event.task.tenantID).inserted { notify(NotificationChannel.events, event.task.tenantID) }
+            nth.append(count)
+            perTask[taskID] = count + 1
+        }
+        guard !pending.isEmpty else {
+            guard !notifications.isEmpty else { return }
+            try connection.execute(
+                "SELECT count(pg_notify(n.channel, n.payload)) FROM unnest($1::text[], $2::text[]) AS n(channel, payload)",
+                [notifications.map(\.channel), notifications.map(\.payload)]
+            )
+            return
+        }
+        let payloads = pending.map { event in
+            var payload = event.data
+            payload["sessionId"] = .string(event.task.sessionID)
+            payload["taskId"] = .string(event.task.taskID)
+            return String(decoding: JSONValue.object(payload).serialized(), as: UTF8.self)
+        }
+        let inserted = try connection.query(
+            """
+            WITH counts AS (
+                SELECT * FROM unnest($1::text[], $2::int8[]) AS c(task_id, n)
+            ), taken AS (
+                UPDATE tasks t SET next_event_sequence = t.next_event_sequence + c.n
+                FROM counts c WHERE t.id = c.task_id
+                RETURNING t.id, t.next_event_sequence - c.n AS first
+            ), inserted AS (
+                INSERT INTO events (id, tenant_id, session_id, task_id, sequence, type, data, decided_by)
+                SELECT e.id, e.tenant_id, e.session_id, e.task_id, taken.first + e.nth, e.type,
+                       e.data::jsonb || jsonb_build_object('sequence', taken.first + e.nth), e.decided_by
+                FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::int8[], $8::text[], $9::text[], $10::text[])
+                     WITH ORDINALITY AS e(id, tenant_id, session_id, task_id, nth, type, data, decided_by, ordinal)
+                JOIN taken ON taken.id = e.task_id
+                ORDER BY e.ordinal
+                RETURNING 1
+            )
+            SELECT (SELECT count(*) FROM inserted) AS inserted,
+                   (SELECT count(pg_notify(n.channel, n.payload)) FROM unnest($11::text[], $12::text[]) AS n(channel, payload)) AS notified
+            """,
+            [
+                taskOrder, taskOrder.map { perTask[$0] ?? 0 },
+                pending.map(\.id), pending.map(\.task.tenantID), pending.map(\.task.sessionID), pending.map(\.task.taskID),
+                nth, pending.map(\.type.rawValue), payloads, pending.map(\.decidedBy),
+                notifications.map(\.channel), notifications.map(\.payload),
+            ]
+        )[0].decode("inserted", as: Int.self)
+        // Only a task deleted under a lock it should hold gets here.
+        guard inserted == pending.count else { throw StoreError.notFound(resource: "task") }
+    }
+}
