@@ -3,17 +3,11 @@ import FerryStore
 import Foundation
 
 extension TransferEngine {
-    /// Writes a decision event, then asks the receiver (within `decisionTimeout`) when the
-    /// delegate subscribes to it, and hands the decision to the waiting transfer. Without a
-    /// subscription the event records that URLSession's default decided.
-    func decide(_ request: DecisionRequest) async {
-        await commit(request.event)
+    /// Asks the receiver about a decision event that is in the log (within `decisionTimeout`)
+    /// and hands the decision to the waiting transfer.
+    func askReceiver(_ request: DecisionRequest) async {
         guard let eventID = request.event.id else { return }
         let taskID = request.event.lease.taskID
-        guard request.asksReceiver else {
-            await gateway?.recordDefaultDecision(eventID: eventID)
-            return
-        }
         let reply = await gateway?.decide(eventID: eventID, taskID: taskID, timeout: configuration.decisionTimeout)
         guard let outcome = DecisionOutcome(reply: reply, to: request),
               let worker = book.withLock({ $0.worker(of: taskID) })
@@ -32,27 +26,36 @@ extension TransferEngine {
             ],
             id: IDs.make("evt")
         )
-        await commit(event)
-        guard let eventID = event.id else { return true }
-        guard ended.job.decisions.contains(.dataTaskWillCacheResponse), let gateway else {
-            await gateway?.recordDefaultDecision(eventID: eventID)
+        guard ended.job.decisions.contains(.dataTaskWillCacheResponse), let gateway, let eventID = event.id else {
+            // Written with the task's end, which this queue keeps after it.
+            writer.enqueue(.events([event.decidedByDefault]))
             return true
         }
+        await commit(event)
         let reply = await gateway.decide(eventID: eventID, taskID: ended.job.taskID, timeout: configuration.decisionTimeout)
         return DecisionReplies.allowsCaching(reply) ?? true
     }
 
     /// What the task's delegate subscribes to that changes how the transfer runs (decision
     /// events, and the opt-in `dataTask.didReceiveData`), looked up when the transfer starts.
-    func subscribe(_ job: inout TransferJob) async {
-        guard let gateway, let subscription = try? await gateway.subscription(forTask: job.taskID) else { return }
+    func subscribe(_ job: inout TransferJob) {
+        guard gateway != nil, let subscription = job.claim.delegate else { return }
         job.decisions = Set(EventType.allCases.filter { $0.isDecision && subscription.subscribes(to: $0) })
         job.receivesData = subscription.subscribes(to: .dataTaskDidReceiveData)
     }
 
     private func commit(_ event: OwnerEvent) async {
         await withCheckedContinuation { continuation in
-            writer.enqueue(.decision(event, committed: { continuation.resume() }))
+            writer.enqueue(.events([event], committed: [{ continuation.resume() }]))
         }
+    }
+}
+
+extension OwnerEvent {
+    /// The decision event as written when nobody is asked: URLSession's default decided it.
+    var decidedByDefault: OwnerEvent {
+        var event = self
+        event.decidedBy = "default"
+        return event
     }
 }

@@ -9,13 +9,12 @@ import Synchronization
 /// progress before its completion). Consecutive writes of the same kind share a transaction.
 final class LedgerWriter: Sendable {
     enum Write: Sendable {
-        case events([OwnerEvent])
+        /// `committed` runs once the events are in the log (for a decision: the receiver is asked after).
+        case events([OwnerEvent], committed: [@Sendable () -> Void] = [])
         /// Transfers' ends, after their last events (both in one transaction).
         case finish([(lease: LeaseToken, outcome: TransferOutcome)], after: [OwnerEvent] = [])
         case heartbeat([TransferProgress], reply: @Sendable (HeartbeatResult?) -> Void)
         case cookies([CookieUpdate])
-        /// A decision event; `committed` runs once it is in the log (the receiver is asked after).
-        case decision(OwnerEvent, committed: @Sendable () -> Void)
     }
 
     private let ledger: TransferLedger
@@ -55,7 +54,7 @@ final class LedgerWriter: Sendable {
         guard accepted else {
             // After the final drain nothing is written; whoever waits for an answer gets none.
             if case .heartbeat(_, let reply) = write { reply(nil) }
-            if case .decision(_, let committed) = write { committed() }
+            if case .events(_, let committed) = write { committed.forEach { $0() } }
             return
         }
         doorbell.yield()
@@ -97,14 +96,14 @@ final class LedgerWriter: Sendable {
         var merged: [Write] = []
         for write in writes {
             switch (merged.last, write) {
-            case (.events(let earlier)?, .events(let later)):
-                merged[merged.count - 1] = .events(earlier + later)
-            case (.events(let events)?, .finish(let outcomes, let after)):
+            case (.events(let earlier, let earlierCommitted)?, .events(let later, let laterCommitted)):
+                merged[merged.count - 1] = .events(earlier + later, committed: earlierCommitted + laterCommitted)
+            case (.events(let events, let committed)?, .finish(let outcomes, let after)) where committed.isEmpty:
                 merged[merged.count - 1] = .finish(outcomes, after: events + after)
             // Later events may move before earlier ends: they cannot belong to a transfer that
             // ends earlier (its lease is gone with its end, and it is claimed again only after
             // that end is written), so every task's own events keep their order.
-            case (.finish(let outcomes, let earlier)?, .events(let later)):
+            case (.finish(let outcomes, let earlier)?, .events(let later, let committed)) where committed.isEmpty:
                 merged[merged.count - 1] = .finish(outcomes, after: earlier + later)
             case (.finish(let earlier, let earlierEvents)?, .finish(let later, let laterEvents)):
                 merged[merged.count - 1] = .finish(earlier + later, after: earlierEvents + laterEvents)
@@ -125,16 +124,14 @@ final class LedgerWriter: Sendable {
         while true {
             do {
                 switch write {
-                case .events(let events):
+                case .events(let events, let committed):
                     try await ledger.record(events)
+                    committed.forEach { $0() }
                 case .finish(let outcomes, let events):
                     try await ledger.finish(outcomes, after: events, resumeData: resumeData)
                     finished()
                 case .cookies(let updates):
                     try await cookies.apply(updates)
-                case .decision(let event, let committed):
-                    try await ledger.record([event])
-                    committed()
                 case .heartbeat(let progress, let reply):
                     do {
                         reply(try await ledger.heartbeat(progress, workers: workers, version: version))

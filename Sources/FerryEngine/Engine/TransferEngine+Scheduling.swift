@@ -67,7 +67,7 @@ extension TransferEngine {
             reportSink.yield(.ended(EndedTransfer.notStarted(placeholder, end: .failed(failure))))
             return
         }
-        await subscribe(&job)
+        subscribe(&job)
         if let (decision, context) = await urlCache.decide(for: job, cookies: job.claim.cookies) {
             job.cache = context
             switch decision {

@@ -144,7 +144,18 @@ public final class TransferEngine: Service, Sendable {
                 case .event(let event):
                     writer.enqueue(.events([event]))
                 case .decision(let request):
-                    group.addTask { await self.decide(request) }
+                    // Queued here, in the report's order, so it comes before the transfer's
+                    // next events; only the receiver's answer is awaited apart.
+                    guard request.asksReceiver else {
+                        writer.enqueue(.events([request.event.decidedByDefault]))
+                        continue
+                    }
+                    let (committed, markCommitted) = AsyncStream<Void>.makeStream()
+                    writer.enqueue(.events([request.event], committed: [{ markCommitted.finish() }]))
+                    group.addTask {
+                        for await _ in committed {}
+                        await self.askReceiver(request)
+                    }
                 case .cookies(let update, let handling, let sessionKind):
                     if sessionKind == .ephemeral {
                         ephemeralCookies.apply(update, handling: handling)

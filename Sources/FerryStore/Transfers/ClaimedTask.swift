@@ -27,6 +27,8 @@ public struct ClaimedTask: Sendable {
     public var maxTaskBytes: Int64?
     /// The session's cookies when the transfer started.
     public var cookies = CookieJar()
+    /// The task's delegate (its own, else its session's) when it has an active one.
+    public var delegate: DelegateSubscription?
 
     public init(
         taskID: String, tenantID: String, sessionID: String, kind: TaskKind, leaseEpoch: Int64, previousAttempts: Int,

@@ -37,7 +37,10 @@ public struct TransferLedger: Sendable {
         let instanceID = self.instanceID
         let leaseSeconds = self.leaseSeconds
         return try await pool.withTransaction { connection in
-            try connection.execute("SELECT pg_advisory_xact_lock($1)", [Self.claimLockKey])
+            // The claim must read tasks through its indexes only. Right after a burst of new or
+            // updated tasks the statistics lag behind (autovacuum has not analyzed yet), and the
+            // planner would scan the whole table, dead rows and all, under the claim lock.
+            try connection.execute("SELECT pg_advisory_xact_lock($1), set_config('enable_seqscan', 'off', true)", [Self.claimLockKey])
             let claimed = try connection.query(
                 """
                 WITH RECURSIVE host_groups AS (
@@ -113,9 +116,10 @@ public struct TransferLedger: Sendable {
                 """
                 SELECT t.id, t.tenant_id, t.session_id, t.kind, t.lease_epoch, t.attempt_count, t.original_request, t.earliest_begin_at,
                        t.upload_source, t.checkpoint, t.resource_deadline, t.bytes_expected_to_send,
-                       s.configuration, b.request_body, ten.max_task_bytes
+                       s.configuration, b.request_body, ten.max_task_bytes, w.id AS delegate_endpoint_id, w.events AS delegate_events
                 FROM tasks t JOIN sessions s ON s.id = t.session_id JOIN tenants ten ON ten.id = t.tenant_id
                 LEFT JOIN task_bodies b ON b.task_id = t.id
+                LEFT JOIN webhook_endpoints w ON w.id = coalesce(t.delegate_endpoint_id, s.delegate_endpoint_id) AND w.status = 'active'
                 WHERE t.id = ANY($1)
                 """,
                 [ids]
@@ -123,6 +127,10 @@ public struct TransferLedger: Sendable {
             var claims = try rows.map { row in
                 var claim = try Self.decodeClaim(row)
                 claim.earliestBeginDate = try row.decode("earliest_begin_at")
+                if let endpointID = try row.decode("delegate_endpoint_id", as: String?.self) {
+                    let events = WebhookEndpointRows.eventFilter(try row.decode("delegate_events", as: [String]?.self))
+                    claim.delegate = DelegateSubscription(endpointID: endpointID, events: events)
+                }
                 return claim
             }
             var credentialsBySession: [String: [StoredCredential]] = [:]

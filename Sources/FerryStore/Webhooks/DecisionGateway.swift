@@ -1,6 +1,7 @@
 import FerryCore
 
-/// Who hears a task's events, looked up once when its transfer starts.
+/// Who hears a task's events, looked up once when its transfer starts (`ClaimedTask.delegate`);
+/// without one every decision takes URLSession's default without a call.
 public struct DelegateSubscription: Sendable, Equatable {
     public var endpointID: String
     /// nil: every event type except the opt-in `dataTask.didReceiveData`.
@@ -18,10 +19,6 @@ public struct DelegateSubscription: Sendable, Equatable {
 
 /// What the transfer engine asks of the webhooks when a decision event pauses a transfer.
 public protocol DecisionGateway: Sendable {
-    /// The task's delegate (its own, else its session's), or nil when it has none or the
-    /// endpoint is disabled: then every decision takes URLSession's default without a call.
-    func subscription(forTask taskID: String) async throws -> DelegateSubscription?
-
     /// The decision event `eventID` (already committed by the owner) is delivered NOW by this
     /// instance — after waiting for earlier deliveries of the same task (within the timeout) —
     /// directly, not through the retry queue (other instances' dispatchers skip it). Returns the
@@ -29,8 +26,4 @@ public protocol DecisionGateway: Sendable {
     /// (≤ 10 s), else nil. Records on the event `decidedBy` ("receiver" or "default") and marks
     /// the delivery delivered or failed; never stores or logs the reply (it may carry credentials).
     func decide(eventID: String, taskID: String, timeout: Duration) async -> JSONValue?
-
-    /// Records `decidedBy: "default"` on a decision event that was not sent because nobody
-    /// subscribed to it (the engine took the default without calling `decide`).
-    func recordDefaultDecision(eventID: String) async
 }

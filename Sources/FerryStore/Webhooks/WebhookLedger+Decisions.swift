@@ -3,22 +3,6 @@ import Foundation
 import Postgres
 
 extension WebhookLedger {
-    /// Who hears a task's events: its own delegate's endpoint, else its session's; nil when
-    /// neither has one or the endpoint is disabled (then every decision takes the default).
-    public func subscription(forTask taskID: String) async throws -> (endpointID: String, events: Set<EventType>?)? {
-        try await pool.withConnection { connection in
-            guard let row = try connection.query(
-                """
-                SELECT w.id, w.events FROM tasks t JOIN sessions s ON s.id = t.session_id
-                JOIN webhook_endpoints w ON w.id = coalesce(t.delegate_endpoint_id, s.delegate_endpoint_id)
-                WHERE t.id = $1 AND w.status = 'active'
-                """,
-                [taskID]
-            ).first else { return nil }
-            return (try row.decode("id"), WebhookEndpointRows.eventFilter(try row.decode("events", as: [String]?.self)))
-        }
-    }
-
     /// Takes the decision event's delivery for this instance, creating it if the fan-out has not
     /// yet, under a lease that keeps every dispatcher's queue away from it. Nil when nobody
     /// hears the event (no delegate, a disabled endpoint, not subscribed) or its delivery is

@@ -3,10 +3,6 @@ import FerryStore
 import Foundation
 
 extension WebhookService: DecisionGateway {
-    public func subscription(forTask taskID: String) async throws -> DelegateSubscription? {
-        try await ledger.subscription(forTask: taskID).map { DelegateSubscription(endpointID: $0.endpointID, events: $0.events) }
-    }
-
     public func decide(eventID: String, taskID: String, timeout: Duration) async -> JSONValue? {
         let timeout = min(max(timeout, .zero), configuration.maximumDecisionTimeout)
         let deadline = ContinuousClock.now + timeout
@@ -53,7 +49,8 @@ extension WebhookService: DecisionGateway {
         return await send(claim, before: deadline)
     }
 
-    public func recordDefaultDecision(eventID: String) async {
+    /// Records `decidedBy: "default"` on a decision event that could not be sent.
+    private func recordDefaultDecision(eventID: String) async {
         do {
             try await ledger.recordDecision(eventID: eventID, decidedBy: "default")
         } catch {

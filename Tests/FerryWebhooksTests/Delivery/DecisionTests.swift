@@ -59,7 +59,6 @@ struct DecisionTests {
             }
             let (task, eventID) = try await arrange(ferry, receiver)
             let service = try #require(ferry.service)
-            #expect(try await service.subscription(forTask: task.id)?.subscribes(to: .taskDidReceiveChallenge) == true)
             let reply = try #require(await service.decide(eventID: eventID, taskID: task.id, timeout: .seconds(5)))
             #expect(reply["disposition"] == "useCredential")
             #expect(reply["credential"]?["password"]?.stringValue == password)
@@ -117,7 +116,6 @@ struct DecisionTests {
         try await WebhookHarness.run { ferry in
             let (task, eventID) = try await arrange(ferry, receiver, events: [.taskDidCompleteWithError])
             let service = try #require(ferry.service)
-            #expect(try await service.subscription(forTask: task.id)?.subscribes(to: .taskDidReceiveChallenge) == false)
             #expect(await service.decide(eventID: eventID, taskID: task.id, timeout: .seconds(2)) == nil)
             #expect(try await decidedBy(ferry, eventID) == "default")
             try await Task.sleep(for: .milliseconds(200))
