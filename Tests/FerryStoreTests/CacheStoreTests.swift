@@ -30,4 +30,25 @@ struct CacheStoreTests {
             #expect(dropped.count == keys.count - 1)
         }
     }
+
+    @Test("a batch of puts: the last put of a key wins, a replaced entry's body is dropped, and the least recently used go past the capacity")
+    func batchedPuts() async throws {
+        try await StoreFixture.with { fixture in
+            let cache = fixture.database.cache
+            let sessionID = fixture.session.id
+            func put(_ key: String, _ bodyKey: String) -> CacheStore.Put {
+                CacheStore.Put(sessionID: sessionID, key: key, entry: entry(bodyKey: bodyKey))
+            }
+            // Each body is 10 bytes: a 25-byte cache keeps two entries.
+            #expect(try await cache.put([put("a", "cch_a1")], capacity: 25) == [[]])
+            let dropped = try await cache.put([put("a", "cch_a2"), put("b", "cch_b"), put("a", "cch_a3"), put("c", "cch_c")], capacity: 100)
+            #expect(dropped == [["cch_a2"], [], ["cch_a1"], []])
+            #expect(try await cache.entry(sessionID: sessionID, key: "a")?.bodyKey == "cch_a3")
+            _ = try await cache.entry(sessionID: sessionID, key: "b")  // used now: "c" is the least recently used
+            let evicted = try await cache.put([put("d", "cch_d")], capacity: 25)
+            #expect(Set(evicted[0]) == ["cch_a3", "cch_c"])
+            #expect(try await cache.entry(sessionID: sessionID, key: "b")?.bodyKey == "cch_b")
+            #expect(try await cache.entry(sessionID: sessionID, key: "d")?.bodyKey == "cch_d")
+        }
+    }
 }

@@ -14,6 +14,7 @@ final class URLCacheCoordinator: Sendable {
     let blocking: BlockingPool
     let logger: Logger
     private let memory = Mutex<[String: [String: (entry: CachedResponse, body: [UInt8])]]>([:])
+    private let puts: CachePutQueue
 
     /// A session's disk cache; URLCache's default capacities are of this order.
     static let diskCapacity: Int64 = 64 * 1024 * 1024
@@ -23,6 +24,7 @@ final class URLCacheCoordinator: Sendable {
 
     init(store: CacheStore, files: TenantFiles, blocking: BlockingPool, logger: Logger) {
         self.store = store
+        self.puts = CachePutQueue(store: store, capacity: Self.diskCapacity)
         self.files = files
         self.blocking = blocking
         self.logger = logger
@@ -111,7 +113,7 @@ final class URLCacheCoordinator: Sendable {
             return
         }
         do {
-            let dropped = try await store.put(sessionID: claim.sessionID, key: key, entry: entry, capacity: Self.diskCapacity)
+            let dropped = try await puts.put(CacheStore.Put(sessionID: claim.sessionID, key: key, entry: entry))
             await removeBodies(dropped.filter { $0 != entry.bodyKey }, tenantID: claim.tenantID)
         } catch {
             logger.warning("updating the URL cache failed", metadata: ["error": "\(error)"])
@@ -178,7 +180,7 @@ final class URLCacheCoordinator: Sendable {
                     }
                 }
             }
-            let dropped = try await store.put(sessionID: claim.sessionID, key: key, entry: entry, capacity: Self.diskCapacity)
+            let dropped = try await puts.put(CacheStore.Put(sessionID: claim.sessionID, key: key, entry: entry))
             await removeBodies(dropped, tenantID: claim.tenantID)
         } catch {
             logger.warning("storing in the URL cache failed", metadata: ["error": "\(error)"])

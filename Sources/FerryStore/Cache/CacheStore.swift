@@ -22,34 +22,99 @@ public struct CacheStore: Sendable {
         }
     }
 
-    /// Stores `entry` under `key` (replacing an older one), then evicts least recently used
-    /// entries until the session's cache fits in `capacity` bytes.
-    public func put(sessionID: String, key: String, entry: CachedResponse, capacity: Int64) async throws -> [String] {
-        try await pool.withRetriedTransaction { connection in
-            // Two transfers of the same URL may end together: one at a time per key, so the
-            // second replaces the first's entry (and learns its body to remove) instead of
-            // colliding with it on the primary key.
-            try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0))", [sessionID, key])
-            var dropped = try connection.query(
-                "DELETE FROM cache_entries WHERE session_id = $1 AND key = $2 RETURNING body_key", [sessionID, key]
-            ).map { try $0.decode(0, as: String.self) }
-            try connection.execute(
-                "INSERT INTO cache_entries (session_id, key, entry, body_key, body_size) VALUES ($1, $2, $3, $4, $5)",
-                [sessionID, key, try JSONColumn.encode(entry), entry.bodyKey, entry.bodySize]
-            )
-            dropped += try connection.query(
-                """
-                DELETE FROM cache_entries c USING (
-                    SELECT key, sum(body_size) OVER (ORDER BY last_used_at DESC, key) AS running
-                    FROM cache_entries WHERE session_id = $1
-                ) ranked
-                WHERE c.session_id = $1 AND c.key = ranked.key AND ranked.running > $2
-                RETURNING c.body_key
-                """,
-                [sessionID, capacity]
-            ).map { try $0.decode(0, as: String.self) }
-            return dropped
+    /// A response to store under a key of a session's cache.
+    public struct Put: Sendable {
+        public var sessionID: String
+        public var key: String
+        public var entry: CachedResponse
+
+        public init(sessionID: String, key: String, entry: CachedResponse) {
+            self.sessionID = sessionID
+            self.key = key
+            self.entry = entry
         }
+    }
+
+    /// Stores `entry` under `key` (replacing an older one), then evicts least recently used
+    /// entries until the session's cache fits in `capacity` bytes. Returns the body keys of the
+    /// entries it dropped.
+    public func put(sessionID: String, key: String, entry: CachedResponse, capacity: Int64) async throws -> [String] {
+        try await put([Put(sessionID: sessionID, key: key, entry: entry)], capacity: capacity)[0]
+    }
+
+    /// Stores several entries in one transaction, with a fixed number of statements: many
+    /// small downloads end together. Returns, for each put, the body keys it dropped (an
+    /// entry it replaced; eviction's drops go to the first put of their session).
+    public func put(_ puts: [Put], capacity: Int64) async throws -> [[String]] {
+        guard !puts.isEmpty else { return [] }
+        // The last put of a key wins; an earlier one in the batch only drops its own body.
+        var dropped = Array(repeating: [String](), count: puts.count)
+        var winner: [String: Int] = [:]
+        for (index, put) in puts.enumerated() {
+            let identity = put.sessionID + " " + put.key
+            if let earlier = winner[identity] { dropped[earlier].append(puts[earlier].entry.bodyKey) }
+            winner[identity] = index
+        }
+        let kept = winner.values.sorted()
+        let sessions = kept.map { puts[$0].sessionID }
+        let keys = kept.map { puts[$0].key }
+        let entries = try kept.map { String(decoding: try JSONColumn.encode(puts[$0].entry).data, as: UTF8.self) }
+        let firstOfSession = Dictionary(kept.map { (puts[$0].sessionID, $0) }) { first, _ in first }
+        let replaced = try await pool.withRetriedTransaction { connection in
+            // Two transfers of the same URL may end together on different instances: one at a
+            // time per key (locked in a fixed order), so the second replaces the first's entry
+            // and learns its body to remove.
+            try connection.execute(
+                """
+                SELECT pg_advisory_xact_lock(h) FROM (
+                    SELECT DISTINCT hashtextextended(s || ' ' || k, 0) AS h FROM unnest($1::text[], $2::text[]) AS u(s, k) ORDER BY h
+                ) locks
+                """,
+                [sessions, keys]
+            )
+            let replaced = try connection.query(
+                """
+                WITH new AS (
+                    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[])
+                        AS n(session_id, key, entry, body_key, body_size)
+                ), old AS (
+                    SELECT c.session_id, c.key, c.body_key FROM cache_entries c JOIN new n USING (session_id, key)
+                ), stored AS (
+                    INSERT INTO cache_entries (session_id, key, entry, body_key, body_size)
+                    SELECT session_id, key, entry::jsonb, body_key, body_size FROM new
+                    ON CONFLICT (session_id, key) DO UPDATE SET entry = EXCLUDED.entry, body_key = EXCLUDED.body_key,
+                        body_size = EXCLUDED.body_size, last_used_at = now()
+                    RETURNING 1
+                )
+                SELECT session_id, key, body_key FROM old WHERE (SELECT count(*) FROM stored) > 0
+                """,
+                [sessions, keys, entries, kept.map { puts[$0].entry.bodyKey }, kept.map { puts[$0].entry.bodySize }]
+            ).map { (identity: try $0.decode("session_id", as: String.self) + " " + $0.decode("key", as: String.self), bodyKey: try $0.decode("body_key", as: String.self)) }
+            // Eviction reads a session's entries only when the session is over its capacity.
+            let evicted = try connection.query(
+                """
+                WITH over AS (
+                    SELECT session_id FROM cache_entries WHERE session_id = ANY($1)
+                    GROUP BY session_id HAVING sum(body_size) > $2
+                ), ranked AS (
+                    SELECT session_id, key, sum(body_size) OVER (PARTITION BY session_id ORDER BY last_used_at DESC, key) AS running
+                    FROM cache_entries WHERE session_id IN (SELECT session_id FROM over)
+                )
+                DELETE FROM cache_entries c USING ranked
+                WHERE c.session_id = ranked.session_id AND c.key = ranked.key AND ranked.running > $2
+                RETURNING c.session_id, c.body_key
+                """,
+                [Array(Set(sessions)), capacity]
+            ).map { (sessionID: try $0.decode("session_id", as: String.self), bodyKey: try $0.decode("body_key", as: String.self)) }
+            return (replaced, evicted)
+        }
+        for old in replaced.0 {
+            if let index = winner[old.identity] { dropped[index].append(old.bodyKey) }
+        }
+        for old in replaced.1 {
+            if let index = firstOfSession[old.sessionID] { dropped[index].append(old.bodyKey) }
+        }
+        return dropped
     }
 
     public func remove(sessionID: String, keys: [String]) async throws -> [String] {

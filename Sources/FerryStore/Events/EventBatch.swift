@@ -67,12 +67,7 @@ struct EventBatch {
             )
             return
         }
-        let payloads = pending.map { event in
-            var payload = event.data
-            payload["sessionId"] = .string(event.task.sessionID)
-            payload["taskId"] = .string(event.task.taskID)
-            return String(decoding: JSONValue.object(payload).serialized(), as: UTF8.self)
-        }
+        let payloads = pending.map { EventWriter.payload($0.data, sessionID: $0.task.sessionID, taskID: $0.task.taskID) }
         let inserted = try connection.query(
             """
             WITH counts AS (

@@ -3,8 +3,8 @@ import Foundation
 import Postgres
 
 /// Appends events to the outbox inside the caller's transaction, so an event exists if and
-/// only if the state change it reports committed. Task events after the first go through
-/// `EventBatch`.
+/// only if the state change it reports committed. Task events go through `EventBatch`, but
+/// for a task's first, which is inserted with the task.
 enum EventWriter {
     /// The task a task event belongs to.
     struct TaskRef: Sendable {
@@ -13,9 +13,14 @@ enum EventWriter {
         var taskID: String
     }
 
-    /// A new task's first event, sequence 1: the task was inserted with `next_event_sequence` 2.
-    static func appendFirst(_ type: EventType, for task: TaskRef, data: [String: JSONValue], on connection: PostgresConnection) throws {
-        try insert(type, id: nil, tenantID: task.tenantID, sessionID: task.sessionID, taskID: task.taskID, sequence: 1, data: data, on: connection)
+    /// An event's `data` as stored and delivered: the delegate method's arguments with the ids
+    /// that place it, and its sequence when it is known before the insert.
+    static func payload(_ data: [String: JSONValue], sessionID: String, taskID: String?, sequence: Int64? = nil) -> String {
+        var payload = data
+        payload["sessionId"] = .string(sessionID)
+        if let taskID { payload["taskId"] = .string(taskID) }
+        if let sequence { payload["sequence"] = .number(Double(sequence)) }
+        return String(decoding: JSONValue.object(payload).serialized(), as: UTF8.self)
     }
 
     /// Appends a session event with the next per-session sequence number.
@@ -27,26 +32,15 @@ enum EventWriter {
             "UPDATE sessions SET next_event_sequence = next_event_sequence + 1 WHERE id = $1 RETURNING next_event_sequence - 1",
             [sessionID]
         )[0].decode(0, as: Int64.self)
-        try insert(type, id: nil, tenantID: tenantID, sessionID: sessionID, taskID: nil, sequence: sequence, data: data, on: connection)
-        return sequence
-    }
-
-    private static func insert(
-        _ type: EventType, id: String?, tenantID: String, sessionID: String, taskID: String?, sequence: Int64,
-        data: [String: JSONValue], on connection: PostgresConnection
-    ) throws {
-        var payload = data
-        payload["sessionId"] = .string(sessionID)
-        if let taskID { payload["taskId"] = .string(taskID) }
-        payload["sequence"] = .number(Double(sequence))
         try connection.execute(
             """
             INSERT INTO events (id, tenant_id, session_id, task_id, sequence, type, data)
-            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            VALUES ($1, $2, $3, NULL, $4, $5, $6::jsonb)
             """,
-            [id ?? IDs.make("evt"), tenantID, sessionID, taskID, sequence, type.rawValue, PostgresJSON(data: Data(JSONValue.object(payload).serialized()))]
+            [IDs.make("evt"), tenantID, sessionID, sequence, type.rawValue, payload(data, sessionID: sessionID, taskID: nil, sequence: sequence)]
         )
         // Identical notifications within one transaction are folded into one by PostgreSQL.
         try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.events, tenantID])
+        return sequence
     }
 }

@@ -4,15 +4,17 @@ import Foundation
 /// The arguments of delegate methods, as event `data`.
 enum TaskEventData {
     /// The task as a delegate method receives it: enough to identify it without another call.
-    static func summary(_ task: TaskRecord) -> JSONValue {
+    static func summary(
+        id: String, taskIdentifier: Int64, kind: TaskKind, state: TaskState, originalRequest: TransferRequest, taskDescription: String?
+    ) -> JSONValue {
         var fields: [String: JSONValue] = [
-            "id": .string(task.id),
-            "taskIdentifier": .number(Double(task.taskIdentifier)),
-            "kind": .string(task.kind.rawValue),
-            "state": .string(task.state.rawValue),
-            "originalRequest": (try? JSONValue(encoding: task.originalRequest)) ?? .null,
+            "id": .string(id),
+            "taskIdentifier": .number(Double(taskIdentifier)),
+            "kind": .string(kind.rawValue),
+            "state": .string(state.rawValue),
+            "originalRequest": (try? JSONValue(encoding: originalRequest)) ?? .null,
         ]
-        if let description = task.taskDescription { fields["taskDescription"] = .string(description) }
+        if let taskDescription { fields["taskDescription"] = .string(taskDescription) }
         return .object(fields)
     }
 

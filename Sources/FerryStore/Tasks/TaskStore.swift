@@ -32,6 +32,12 @@ public struct TaskStore: Sendable {
         }
     }
 
+    /// Runs `body` in a transaction; or, when it runs a single statement that writes, without
+    /// BEGIN and COMMIT: the statement is a transaction of its own.
+    private func run<T: Sendable>(asOneStatement: Bool, _ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        asOneStatement ? try await pool.withConnection(body) : try await pool.withTransaction(body)
+    }
+
     /// Creates a task in a session, suspended unless `startsImmediately`. With an idempotency key
     /// that was already used for the same body, returns that task instead (`created` false).
     /// - Parameter host: the request URL's host, which `httpMaximumConnectionsPerHost` counts against.
@@ -49,8 +55,12 @@ public struct TaskStore: Sendable {
         case .stream: transferSizeUnknown
         case .blob, nil: Int64(creation.requestBody?.count ?? 0)
         }
+        // The common creation is the one statement below, which is a transaction of its own:
+        // no BEGIN and COMMIT round trips while the session's row is locked.
+        var isOneStatement = origin.idempotencyKey == nil && origin.adoptsPartialFileOf == nil && creation.delegate == nil && requestBody == nil
+        if case .blob = creation.uploadBody { isOneStatement = false }
         do {
-            return try await pool.withTransaction { connection in
+            return try await run(asOneStatement: isOneStatement) { connection in
                 if let existing = try Self.findIdempotent(tenantID: tenantID, sessionID: sessionID, origin: origin, on: connection) {
                     return (existing, false)
                 }
@@ -81,32 +91,52 @@ public struct TaskStore: Sendable {
                 let originalRequest = try JSONColumn.encode(request)
                 let taskID = IDs.make("tsk")
                 let state: TaskState = creation.startsImmediately ? .running : .suspended
+                // The task's first event (sequence 1; the task is inserted with next_event_sequence
+                // 2), whose taskIdentifier is only known in the statement.
+                let summary = TaskEventData.summary(
+                    id: taskID, taskIdentifier: 0, kind: creation.kind, state: state, originalRequest: request,
+                    taskDescription: creation.taskDescription
+                )
+                let firstEvent = EventWriter.payload(["task": summary], sessionID: sessionID, taskID: taskID, sequence: 1)
                 // Taking the next taskIdentifier locks the session's row until the commit, so
                 // creations in a session take turns (and cannot slip past an invalidation, which
-                // updates the same row). It is the last thing before the commit but for the
-                // task's first event, so the turn is short. The lock is NO KEY UPDATE: rows of
+                // updates the same row). The task, its first event and the notifications are
+                // therefore one statement, the last before the commit but in rare cases (a
+                // delegate, a body), so the turn is short. The lock is NO KEY UPDATE: rows of
                 // other transactions that refer to the session (events, finished tasks, cache
-                // entries) do not wait for it. The first event's sequence (1) is set here too.
+                // entries) do not wait for it.
                 let inserted = try connection.query(
                     """
                     WITH session AS (
                         UPDATE sessions SET next_task_identifier = next_task_identifier + 1
                         WHERE tenant_id = $2 AND id = $3 AND state = 'valid'
                         RETURNING next_task_identifier - 1 AS task_identifier
+                    ), task AS (
+                        INSERT INTO tasks (id, tenant_id, session_id, task_identifier, kind, state, priority, task_description,
+                                           earliest_begin_at, not_before, original_request, upload_source, bytes_expected_to_send,
+                                           checkpoint, idempotency_key, idempotency_fingerprint, host,
+                                           started_at, next_event_sequence)
+                        SELECT $1, $2, $3, session.task_identifier, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15,
+                               CASE WHEN $5 = 'running' THEN now() END, 2
+                        FROM session
+                        RETURNING \(TaskRow.columns)
+                    ), event AS (
+                        INSERT INTO events (id, tenant_id, session_id, task_id, sequence, type, data)
+                        SELECT $16, $2, $3, $1, 1, $17, jsonb_set($18::jsonb, '{task,taskIdentifier}', to_jsonb(task.task_identifier))
+                        FROM task
+                        RETURNING 1
                     )
-                    INSERT INTO tasks (id, tenant_id, session_id, task_identifier, kind, state, priority, task_description,
-                                       earliest_begin_at, not_before, original_request, upload_source, bytes_expected_to_send,
-                                       checkpoint, idempotency_key, idempotency_fingerprint, host,
-                                       started_at, next_event_sequence)
-                    SELECT $1, $2, $3, session.task_identifier, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15,
-                           CASE WHEN $5 = 'running' THEN now() END, 2
-                    FROM session
-                    RETURNING \(TaskRow.columns)
+                    SELECT task.*, (SELECT count(*) FROM event) AS events,
+                           pg_notify($19, $2) AS notified_events,
+                           CASE WHEN $5 = 'running' THEN pg_notify($20, $1) END AS notified_work
+                    FROM task
                     """,
                     [
                         taskID, tenantID, sessionID, creation.kind.rawValue, state.rawValue, creation.priority,
                         creation.taskDescription, creation.earliestBeginDate, originalRequest, uploadSource, bytesToSend,
                         checkpoint, origin.idempotencyKey, origin.fingerprint, host.lowercased(),
+                        IDs.make("evt"), EventType.taskDidCreateTask.rawValue, firstEvent,
+                        NotificationChannel.events, NotificationChannel.work,
                     ]
                 )
                 guard let row = inserted.first else {
@@ -121,11 +151,6 @@ public struct TaskStore: Sendable {
                 }
                 if let requestBody {
                     try connection.execute("INSERT INTO task_bodies (task_id, request_body) VALUES ($1, $2)", [taskID, requestBody])
-                }
-                let ref = EventWriter.TaskRef(tenantID: tenantID, sessionID: sessionID, taskID: taskID)
-                try EventWriter.appendFirst(.taskDidCreateTask, for: ref, data: ["task": TaskEventData.summary(task)], on: connection)
-                if state == .running {
-                    try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.work, taskID])
                 }
                 return (task, true)
             }

@@ -77,6 +77,9 @@ public struct TransferLedger: Sendable {
                           AND (t.not_before IS NULL OR t.not_before <= now())
                         ORDER BY t.priority DESC, t.created_at
                         LIMIT least($2, greatest(0, (s.configuration->>'httpMaximumConnectionsPerHost')::int - coalesce(h.n, 0)))
+                        -- Locked here, where they are found by the index: a candidate left out
+                        -- by the tenant's limit stays locked only until this short transaction ends.
+                        FOR UPDATE OF t SKIP LOCKED
                     ) c
                     WHERE ten.status = 'active'
                 ), tenant_ranked AS (
@@ -87,12 +90,10 @@ public struct TransferLedger: Sendable {
                     FROM host_candidates c LEFT JOIN per_tenant pt ON pt.tenant_id = c.tenant_id
                 ), picked AS (
                     -- The first of every tenant before the second of any: fair across tenants.
-                    SELECT t.id FROM tasks t JOIN tenant_ranked r ON r.id = t.id
-                    WHERE t.state = 'running' AND t.lease_owner IS NULL
-                      AND (r.tenant_limit IS NULL OR r.tenant_rank + r.tenant_live <= r.tenant_limit)
+                    SELECT r.id FROM tenant_ranked r
+                    WHERE r.tenant_limit IS NULL OR r.tenant_rank + r.tenant_live <= r.tenant_limit
                     ORDER BY r.tenant_rank, r.created_at
                     LIMIT $2
-                    FOR UPDATE OF t SKIP LOCKED
                 )
                 UPDATE tasks t SET
                     lease_owner = $1,
