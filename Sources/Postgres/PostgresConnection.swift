@@ -6,7 +6,7 @@ import Glibc
 /// a time: deliberately not Sendable.
 ///
 /// At connect the session is pinned to what the decoders expect: `TimeZone=UTC`,
-/// `DateStyle=ISO, MDY`, `bytea_output=hex`; and `plan_cache_mode=force_custom_plan`.
+/// `DateStyle=ISO, MDY`, `bytea_output=hex`.
 public final class PostgresConnection {
     private let handle: OpaquePointer
     private var isClosed = false
@@ -68,12 +68,7 @@ public final class PostgresConnection {
                 Unmanaged<PostgresConnection>.fromOpaque(context).takeUnretainedValue().markLost()
             }
         }, Unmanaged.passUnretained(connection).toOpaque())
-        // Prepared statements (see `execute`) are still planned for every execution: a generic
-        // plan chosen while a table is nearly empty (a new database) would be kept once it is
-        // full. Parsing once is most of the saving anyway.
-        try connection.executeScript(
-            "SET TimeZone TO 'UTC'; SET DateStyle TO 'ISO, MDY'; SET bytea_output TO 'hex'; SET plan_cache_mode TO force_custom_plan"
-        )
+        try connection.executeScript("SET TimeZone TO 'UTC'; SET DateStyle TO 'ISO, MDY'; SET bytea_output TO 'hex'")
         return connection
     }
 

@@ -39,8 +39,15 @@ public struct TransferLedger: Sendable {
         return try await pool.withTransaction { connection in
             // The claim must read tasks through its indexes only. Right after a burst of new or
             // updated tasks the statistics lag behind (autovacuum has not analyzed yet), and the
-            // planner would scan the whole table, dead rows and all, under the claim lock.
-            try connection.execute("SELECT pg_advisory_xact_lock($1), set_config('enable_seqscan', 'off', true)", [Self.claimLockKey])
+            // planner would scan the whole table, dead rows and all, under the claim lock. Its
+            // plan depends on the limits passed: planned for every execution, never generic.
+            try connection.execute(
+                """
+                SELECT pg_advisory_xact_lock($1), set_config('enable_seqscan', 'off', true),
+                       set_config('plan_cache_mode', 'force_custom_plan', true)
+                """,
+                [Self.claimLockKey]
+            )
             let claimed = try connection.query(
                 """
                 WITH RECURSIVE host_groups AS (
