@@ -59,17 +59,77 @@ extension JSONValue {
         try JSONParser.parse(Array(bytes), maximumDepth: maximumDepth)
     }
 
-    /// Serialises compactly with sorted keys, so equal values give equal bytes.
+    /// Serialises compactly with sorted keys, so equal values give equal bytes: what
+    /// `JSONEncoder` writes with `.sortedKeys` and `.withoutEscapingSlashes`, written directly.
     public func serialized() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? Array(encoder.encode(self))) ?? Array("null".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        write(into: &bytes)
+        return bytes
+    }
+
+    private func write(into bytes: inout [UInt8]) {
+        switch self {
+        case .null: bytes.append(contentsOf: "null".utf8)
+        case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        case .number(let value): bytes.append(contentsOf: Self.numberText(value).utf8)
+        case .string(let value): Self.write(string: value, into: &bytes)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                element.write(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            // Code point order, as JSONEncoder's sortedKeys.
+            for (index, key) in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                Self.write(string: key, into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                members[key]?.write(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Whole numbers without a fraction (as `encode(to:)` writes them), others in Swift's
+    /// shortest form; JSON has no infinities, which are written as null.
+    private static func numberText(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        if value.rounded() == value, abs(value) < 9.0e15 { return String(Int64(value)) }
+        let text = value.description
+        return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
+    }
+
+    private static func write(string: String, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: "\\\"".utf8)
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: "\\\\".utf8)
+            case 0x08: bytes.append(contentsOf: "\\b".utf8)
+            case 0x09: bytes.append(contentsOf: "\\t".utf8)
+            case 0x0A: bytes.append(contentsOf: "\\n".utf8)
+            case 0x0C: bytes.append(contentsOf: "\\f".utf8)
+            case 0x0D: bytes.append(contentsOf: "\\r".utf8)
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: "\\u00".utf8)
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0xF)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
     }
 }
 
 extension JSONValue {
     /// The JSON form of any Encodable value (dates as ISO 8601), for event payloads.
+    /// The value as `JSONCoding`'s encoder writes it, as a tree (see `JSONValueEncoder`).
     public init(encoding value: some Encodable) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: JSONCoding.makeEncoder().encode(value))
+        self = try JSONValueEncoder.encode(value)
     }
 }
