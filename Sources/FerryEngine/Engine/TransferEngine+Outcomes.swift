@@ -36,6 +36,9 @@ extension TransferEngine {
             let completion = await completion(of: ended, error: policyError, attachesResumeData: attachesResumeData)
             await removeBodyStreams(of: ended.job)
             writer.enqueue(.finish([(ended.job.lease, .completed(completion))], after: lastEvents + DataEvents.remainder(of: ended)))
+            if Self.cachesAfterEnd(ended), let downloadFile = completion.downloadFile {
+                await updateCache(after: ended, downloadFile: downloadFile)
+            }
         }
     }
 
@@ -66,7 +69,9 @@ extension TransferEngine {
             } else {
                 completion.responseBody = ended.responseBody ?? []
             }
-            await updateCache(after: ended, downloadFile: completion.downloadFile)
+            if !Self.cachesAfterEnd(ended) {
+                await updateCache(after: ended, downloadFile: completion.downloadFile)
+            }
             return completion
         case .failed(let failure):
             error = failure
@@ -88,6 +93,14 @@ extension TransferEngine {
         }
         completion.error = error
         return completion
+    }
+
+    /// A download task's response is stored in the URL cache once its end is queued: nothing
+    /// its delegate hears depends on it, and the next transfer of its slot need not wait. A
+    /// data task's is stored before, as `willCacheResponse` comes before `didCompleteWithError`.
+    static func cachesAfterEnd(_ ended: EndedTransfer) -> Bool {
+        guard case .finished = ended.end else { return false }
+        return ended.job.claim.kind == .download && !ended.notModified
     }
 
     /// URLSession calls `didWriteData` for every write; Ferry coalesces them to one a heartbeat,

@@ -45,8 +45,11 @@ extension TransferEngine {
                 logger.warning("claiming tasks failed", metadata: ["error": "\(error)"])
                 return
             }
-            for claim in claims {
-                await dispatch(claim)
+            // Each waits for its files and its URL cache lookup: side by side.
+            await withTaskGroup(of: Void.self) { group in
+                for claim in claims {
+                    group.addTask { await self.dispatch(claim) }
+                }
             }
             if claims.count < limit { return }
         }
@@ -128,8 +131,10 @@ extension TransferEngine {
     }
 
     private func ensureTenantDirectories(_ tenantID: String) async throws {
+        guard !tenantsWithFolders.withLock({ $0.contains(tenantID) }) else { return }
         let files = self.files
         try await blocking.run { try files.createDirectories(tenantID: tenantID) }
+        tenantsWithFolders.withLock { _ = $0.insert(tenantID) }
     }
 
     /// Stops a transfer held here, wherever it is (on a worker, or waiting for a slot).

@@ -34,6 +34,8 @@ public final class TransferEngine: Service, Sendable {
     let urlCache: URLCacheCoordinator
     /// Outcomes being finalised (files synced and renamed) but not yet queued for writing.
     let finalizing = Atomic<Int>(0)
+    /// Tenants whose folders this instance has created (Ferry never removes them).
+    let tenantsWithFolders = Mutex<Set<String>>([])
 
     public init(
         configuration: EngineConfiguration, database: FerryDatabase, hub: NotificationHub,

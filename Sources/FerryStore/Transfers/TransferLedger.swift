@@ -63,16 +63,24 @@ public struct TransferLedger: Sendable {
                         ORDER BY session_id, host LIMIT 1
                     ) next
                 ), live AS (
-                    SELECT tenant_id, session_id, host FROM tasks
+                    SELECT tenant_id, session_id, host, lease_owner FROM tasks
                     WHERE lease_owner IS NOT NULL AND lease_expires_at > now()
                 ), per_host AS (
-                    SELECT session_id, host, count(*) AS n FROM live GROUP BY session_id, host
+                    SELECT session_id, host, count(*) AS n, count(*) FILTER (WHERE lease_owner <> $1) AS others
+                    FROM live GROUP BY session_id, host
                 ), per_tenant AS (
                     SELECT tenant_id, count(*) AS n FROM live GROUP BY tenant_id
                 ), host_candidates AS (
-                    -- From each group, its first tasks (priority, then age) up to its free slots:
-                    -- what the connection limit lets through, and nothing it holds back.
-                    SELECT c.id, c.tenant_id, c.created_at, c.priority, ten.max_concurrent_transfers AS tenant_limit
+                    -- From each group, its first tasks (priority, then age) up to its free slots.
+                    -- An instance alone on a host holds up to twice its connection limit: the
+                    -- second half waits here for a connection (the engine admits no more than the
+                    -- limit), so a connection that frees starts the next transfer at once rather
+                    -- than after a commit and a claim. Another instance claims only while fewer
+                    -- than the limit are held, so transfers at once stay within it cluster-wide.
+                    SELECT c.id, c.tenant_id, c.created_at, c.priority, ten.max_concurrent_transfers AS tenant_limit,
+                           -- Beyond the connections free now: taken ahead, after everything else.
+                           row_number() OVER (PARTITION BY g.session_id, g.host ORDER BY c.priority DESC, c.created_at)
+                               > (s.configuration->>'httpMaximumConnectionsPerHost')::int - coalesce(h.n, 0) AS is_ahead
                     FROM host_groups g
                     JOIN sessions s ON s.id = g.session_id
                     JOIN tenants ten ON ten.id = s.tenant_id
@@ -83,7 +91,9 @@ public struct TransferLedger: Sendable {
                           AND t.state = 'running' AND t.lease_owner IS NULL
                           AND (t.not_before IS NULL OR t.not_before <= now())
                         ORDER BY t.priority DESC, t.created_at
-                        LIMIT least($2, greatest(0, (s.configuration->>'httpMaximumConnectionsPerHost')::int - coalesce(h.n, 0)))
+                        LIMIT least($2, greatest(0,
+                            (s.configuration->>'httpMaximumConnectionsPerHost')::int * CASE WHEN coalesce(h.others, 0) = 0 THEN 2 ELSE 1 END
+                            - coalesce(h.n, 0)))
                         -- Locked here, where they are found by the index: a candidate left out
                         -- by the tenant's limit stays locked only until this short transaction ends.
                         FOR UPDATE OF t SKIP LOCKED
@@ -91,15 +101,18 @@ public struct TransferLedger: Sendable {
                     WHERE ten.status = 'active'
                 ), tenant_ranked AS (
                     -- Ranked within the tenant among those candidates only, so a task held back by
-                    -- its host does not use up one of the tenant's slots.
-                    SELECT c.id, c.created_at, c.tenant_limit, coalesce(pt.n, 0) AS tenant_live,
-                           row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.priority DESC, c.created_at) AS tenant_rank
+                    -- its host does not use up one of the tenant's slots (nor does one taken ahead
+                    -- while another could run now).
+                    SELECT c.id, c.created_at, c.tenant_limit, c.is_ahead, coalesce(pt.n, 0) AS tenant_live,
+                           row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.is_ahead, c.priority DESC, c.created_at) AS tenant_rank
                     FROM host_candidates c LEFT JOIN per_tenant pt ON pt.tenant_id = c.tenant_id
                 ), picked AS (
                     -- The first of every tenant before the second of any: fair across tenants.
+                    -- A tenant with maxConcurrentTransfers takes nothing ahead: a task waiting
+                    -- for a connection would hold one of its slots.
                     SELECT r.id FROM tenant_ranked r
-                    WHERE r.tenant_limit IS NULL OR r.tenant_rank + r.tenant_live <= r.tenant_limit
-                    ORDER BY r.tenant_rank, r.created_at
+                    WHERE r.tenant_limit IS NULL OR (r.tenant_rank + r.tenant_live <= r.tenant_limit AND NOT r.is_ahead)
+                    ORDER BY r.is_ahead, r.tenant_rank, r.created_at
                     LIMIT $2
                 )
                 UPDATE tasks t SET
