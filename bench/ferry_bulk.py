@@ -4,10 +4,10 @@
 Reads FERRY_URL, KEY (a tenant's API key) and SESSION (one or more session ids, separated
 by spaces) from the environment.
 
-  ferry_bulk.py create URL_FILE [--concurrency N] [--ids FILE]
+  ferry_bulk.py create URL_FILE [--concurrency N] [--ids FILE] [--batch B]
       creates one download task (resume: true) per line, N requests in flight on keep-alive
-      connections; a line is "URL" (in the first session) or "SESSION URL"; prints
-      {"created", "seconds", "failures"} as JSON
+      connections, each creating B tasks (over 1: with POST .../tasks/batch); a line is "URL"
+      (in the first session) or "SESSION URL"; prints {"created", "seconds", "failures"} as JSON
   ferry_bulk.py wait [--timeout S]
       polls until the sessions have no running or suspended task; prints {"seconds"}
   ferry_bulk.py summary
@@ -55,9 +55,16 @@ def create(args):
         fields = line.split()
         if fields:
             urls.append((SESSIONS[0], fields[0]) if len(fields) == 1 else (fields[0], fields[1]))
+    # Jobs of up to --batch consecutive tasks of one session.
     jobs = queue.Queue()
-    for index, url in enumerate(urls):
-        jobs.put((index, url))
+    chunk = []
+    for index, (session, url) in enumerate(urls):
+        if chunk and (len(chunk) == args.batch or chunk[0][1] != session):
+            jobs.put(chunk)
+            chunk = []
+        chunk.append((index, session, url))
+    if chunk:
+        jobs.put(chunk)
     ids = [None] * len(urls)
     failures = collections.Counter()
     lock = threading.Lock()
@@ -66,16 +73,23 @@ def create(args):
         connection = connect()
         while True:
             try:
-                index, (session, url) = jobs.get_nowait()
+                chunk = jobs.get_nowait()
             except queue.Empty:
                 break
-            body = json.dumps({"kind": "download", "request": {"url": url}, "resume": True})
-            status, payload = request(connection, "POST", f"/v1/sessions/{session}/tasks", body)
-            if status == 201:
-                ids[index] = json.loads(payload)["id"]
+            session = chunk[0][1]
+            tasks = [{"kind": "download", "request": {"url": url}, "resume": True} for _, _, url in chunk]
+            if args.batch == 1:
+                status, payload = request(connection, "POST", f"/v1/sessions/{session}/tasks", json.dumps(tasks[0]))
+                created = [json.loads(payload)] if status == 201 else None
+            else:
+                status, payload = request(connection, "POST", f"/v1/sessions/{session}/tasks/batch", json.dumps({"tasks": tasks}))
+                created = json.loads(payload)["data"] if status == 201 else None
+            if created is not None:
+                for (index, _, _), task in zip(chunk, created):
+                    ids[index] = task["id"]
             else:
                 with lock:
-                    failures[f"{status} {payload[:200].decode(errors='replace')}"] += 1
+                    failures[f"{status} {payload[:200].decode(errors='replace')}"] += len(chunk)
         connection.close()
 
     start = time.monotonic()
@@ -154,6 +168,7 @@ def main():
     creating.add_argument("url_file")
     creating.add_argument("--concurrency", type=int, default=8)
     creating.add_argument("--ids")
+    creating.add_argument("--batch", type=int, default=1, help="tasks per request (over 1: POST .../tasks/batch)")
     waiting = commands.add_parser("wait")
     waiting.add_argument("--timeout", type=float, default=3600)
     waiting.add_argument("--interval", type=float, default=0.02)

@@ -28,8 +28,10 @@ public struct TaskCreation: Sendable, Equatable {
 }
 
 extension TaskCreation {
-    public init(validating value: JSONValue, urlChecker: some URLSyntaxChecker) throws {
-        let reader = try FieldReader(value)
+    /// `path` names the creation in error messages when it is part of a larger document
+    /// (`tasks[3]` in a batch).
+    public init(validating value: JSONValue, path: String = "", urlChecker: some URLSyntaxChecker) throws {
+        let reader = try FieldReader(value, path: path)
         guard let kind = try reader.choice("kind", as: TaskKind.self) else {
             throw reader.error("kind", "is required: \"data\", \"download\" or \"upload\".")
         }
@@ -59,7 +61,7 @@ extension TaskCreation {
             throw reader.error("body", "is required for an upload task: {\"base64\"}, {\"text\"}, {\"blob\"} or {\"stream\": true}.")
         }
         if kind == .upload, requestBody != nil {
-            throw ValidationError(field: "request.httpBody", message: "must be absent for an upload task; the body comes from \"body\".")
+            throw ValidationError(field: reader.fieldPath("request") + ".httpBody", message: "must be absent for an upload task; the body comes from \"body\".")
         }
         switch uploadBody {
         case .inline(let bytes): request?.httpBodyLength = Int64(bytes.count)

@@ -88,64 +88,15 @@ public struct TaskStore: Sendable {
                     bytesToSend = try blob.decode("size", as: Int64.self)
                     request.httpBodyLength = bytesToSend
                 }
-                let originalRequest = try JSONColumn.encode(request)
                 let taskID = IDs.make("tsk")
-                let state: TaskState = creation.startsImmediately ? .running : .suspended
-                // The task's first event (sequence 1; the task is inserted with next_event_sequence
-                // 2), whose taskIdentifier is only known in the statement.
-                let summary = TaskEventData.summary(
-                    id: taskID, taskIdentifier: 0, kind: creation.kind, state: state, originalRequest: request,
-                    taskDescription: creation.taskDescription
+                let newTask = NewTask(
+                    id: taskID, tenantID: tenantID, sessionID: sessionID, creation: creation, request: request,
+                    uploadSource: uploadSource, bytesToSend: bytesToSend, checkpoint: checkpoint,
+                    idempotencyKey: origin.idempotencyKey, fingerprint: origin.fingerprint, host: host
                 )
-                let firstEvent = EventWriter.payload(["task": summary], sessionID: sessionID, taskID: taskID, sequence: 1)
-                // Taking the next taskIdentifier locks the session's row until the commit, so
-                // creations in a session take turns (and cannot slip past an invalidation, which
-                // updates the same row). The task, its first event and the notifications are
-                // therefore one statement, the last before the commit but in rare cases (a
-                // delegate, a body), so the turn is short. The lock is NO KEY UPDATE: rows of
-                // other transactions that refer to the session (events, finished tasks, cache
-                // entries) do not wait for it.
-                let inserted = try connection.query(
-                    """
-                    WITH session AS (
-                        UPDATE sessions SET next_task_identifier = next_task_identifier + 1
-                        WHERE tenant_id = $2 AND id = $3 AND state = 'valid'
-                        RETURNING next_task_identifier - 1 AS task_identifier
-                    ), task AS (
-                        INSERT INTO tasks (id, tenant_id, session_id, task_identifier, kind, state, priority, task_description,
-                                           earliest_begin_at, not_before, original_request, upload_source, bytes_expected_to_send,
-                                           checkpoint, idempotency_key, idempotency_fingerprint, host,
-                                           started_at, next_event_sequence)
-                        SELECT $1, $2, $3, session.task_identifier, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15,
-                               CASE WHEN $5 = 'running' THEN now() END, 2
-                        FROM session
-                        RETURNING \(TaskRow.columns)
-                    ), event AS (
-                        INSERT INTO events (id, tenant_id, session_id, task_id, sequence, type, data)
-                        SELECT $16, $2, $3, $1, 1, $17, jsonb_set($18::jsonb, '{task,taskIdentifier}', to_jsonb(task.task_identifier))
-                        FROM task
-                        RETURNING 1
-                    )
-                    SELECT task.*, (SELECT count(*) FROM event) AS events,
-                           pg_notify($19, $2) AS notified_events,
-                           CASE WHEN $5 = 'running' THEN pg_notify($20, $1) END AS notified_work
-                    FROM task
-                    """,
-                    [
-                        taskID, tenantID, sessionID, creation.kind.rawValue, state.rawValue, creation.priority,
-                        creation.taskDescription, creation.earliestBeginDate, originalRequest, uploadSource, bytesToSend,
-                        checkpoint, origin.idempotencyKey, origin.fingerprint, host.lowercased(),
-                        IDs.make("evt"), EventType.taskDidCreateTask.rawValue, firstEvent,
-                        NotificationChannel.events, NotificationChannel.work,
-                    ]
-                )
-                guard let row = inserted.first else {
-                    guard try !connection.query(
-                        "SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]
-                    ).isEmpty else { throw StoreError.notFound(resource: "session") }
-                    throw StoreError.conflict("The session is invalidated and accepts no new tasks.")
+                guard let task = try newTask.insert(on: connection) else {
+                    throw try Self.sessionRefusal(tenantID: tenantID, sessionID: sessionID, on: connection)
                 }
-                let task = try TaskRow.decode(row)
                 if let delegate = creation.delegate {
                     try WebhookEndpointRows.attach(delegate, toTask: taskID, sessionID: sessionID, tenantID: tenantID, on: connection)
                 }
@@ -237,6 +188,15 @@ public struct TaskStore: Sendable {
             guard let row = rows.first else { throw StoreError.notFound(resource: "task") }
             return try row.decode("download_file", as: String?.self)
         }
+    }
+
+    /// Why a valid session's row was not found: the session is not there (for this tenant),
+    /// or it is invalidated.
+    static func sessionRefusal(tenantID: String, sessionID: String, on connection: PostgresConnection) throws -> StoreError {
+        guard try !connection.query("SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]).isEmpty else {
+            return StoreError.notFound(resource: "session")
+        }
+        return StoreError.conflict("The session is invalidated and accepts no new tasks.")
     }
 
     /// The task an idempotency key already made — for the same session and body, else the key is
