@@ -45,15 +45,14 @@ extension TransferLedger {
         guard !outcomes.isEmpty || !events.isEmpty else { return [] }
         let instanceID = self.instanceID
         return try await pool.withTransaction { connection in
-            // A task with both events and an end is locked (and read) once.
+            // Every task with events or an end is locked (and read) once, all together.
+            let locked = try Self.lockOwned(Set(events.map(\.lease) + outcomes.map(\.lease)), instanceID: instanceID, on: connection)
             var batch = EventBatch()
-            var locked = try Self.record(events, instanceID: instanceID, into: &batch, on: connection)
+            try Self.record(events, locked: locked, into: &batch, on: connection)
             var lost: Set<LeaseToken> = []
             var completedSessions: Set<String> = []
             for (lease, outcome) in outcomes {
-                let row = try locked[lease] ?? Self.lockOwned(lease, instanceID: instanceID, on: connection)
-                locked[lease] = row
-                guard let row else {
+                guard let row = locked[lease] else {
                     lost.insert(lease)
                     continue
                 }
@@ -102,24 +101,20 @@ extension TransferLedger {
         guard !events.isEmpty else { return }
         let instanceID = self.instanceID
         try await pool.withTransaction { connection in
+            let locked = try Self.lockOwned(Set(events.map(\.lease)), instanceID: instanceID, on: connection)
             var batch = EventBatch()
-            try Self.record(events, instanceID: instanceID, into: &batch, on: connection)
+            try Self.record(events, locked: locked, into: &batch, on: connection)
             try batch.flush(on: connection)
         }
     }
 
-    /// Adds the events to `batch` (for the caller to flush); returns the rows it locked (nil for
-    /// a lease no longer held), for the caller to reuse.
-    @discardableResult
+    /// Adds the events of the tasks in `locked` to `batch` (for the caller to flush); the
+    /// others' leases are lost and their events dropped.
     private static func record(
-        _ events: [OwnerEvent], instanceID: String, into batch: inout EventBatch, on connection: PostgresConnection
-    ) throws -> [LeaseToken: PostgresRow?] {
-        var locked: [LeaseToken: PostgresRow?] = [:]
+        _ events: [OwnerEvent], locked: [LeaseToken: PostgresRow], into batch: inout EventBatch, on connection: PostgresConnection
+    ) throws {
         for event in events {
-            if locked[event.lease] == nil {
-                locked[event.lease] = .some(try Self.lockOwned(event.lease, instanceID: instanceID, on: connection))
-            }
-            guard case let row?? = locked[event.lease] else { continue }
+            guard let row = locked[event.lease] else { continue }
             let ref = EventWriter.TaskRef(
                 tenantID: try row.decode("tenant_id"), sessionID: try row.decode("session_id"), taskID: event.lease.taskID
             )
@@ -129,7 +124,6 @@ extension TransferLedger {
             }
             batch.append(event.type, for: ref, data: event.data, id: event.id, decidedBy: event.decidedBy)
         }
-        return locked
     }
 
     /// Whether the task's pending cancel is `cancelByProducingResumeData` (its `stop_reason`).
@@ -137,14 +131,26 @@ extension TransferLedger {
         try row.decode("stop_reason", as: String?.self) == TaskLifecycle.StopReason.cancelProducingResumeData.rawValue
     }
 
-    static func lockOwned(_ lease: LeaseToken, instanceID: String, on connection: PostgresConnection) throws -> PostgresRow? {
-        try connection.query(
+    /// Locks the tasks whose leases this instance still holds (in id order, as every batch
+    /// does, so two never wait for each other) and reads what their ends need; a lease missing
+    /// from the answer is lost.
+    static func lockOwned(_ leases: Set<LeaseToken>, instanceID: String, on connection: PostgresConnection) throws -> [LeaseToken: PostgresRow] {
+        guard !leases.isEmpty else { return [:] }
+        let ordered = leases.sorted { $0.taskID < $1.taskID }
+        let rows = try connection.query(
             """
-            SELECT tenant_id, session_id, kind, state, stop_reason, original_request, current_request FROM tasks
-            WHERE id = $1 AND lease_epoch = $2 AND lease_owner = $3
-            FOR UPDATE
+            SELECT t.id, t.lease_epoch, t.tenant_id, t.session_id, t.kind, t.state, t.stop_reason, t.original_request, t.current_request
+            FROM tasks t JOIN unnest($1::text[], $2::int8[]) AS l(id, epoch) ON t.id = l.id AND t.lease_epoch = l.epoch
+            WHERE t.lease_owner = $3
+            ORDER BY t.id
+            FOR UPDATE OF t
             """,
-            [lease.taskID, lease.epoch, instanceID]
-        ).first
+            [ordered.map(\.taskID), ordered.map(\.epoch), instanceID]
+        )
+        var locked: [LeaseToken: PostgresRow] = [:]
+        for row in rows {
+            locked[LeaseToken(taskID: try row.decode("id"), epoch: try row.decode("lease_epoch"))] = row
+        }
+        return locked
     }
 }
