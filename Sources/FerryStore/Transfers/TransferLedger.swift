@@ -94,9 +94,6 @@ public struct TransferLedger: Sendable {
                         LIMIT least($2, greatest(0,
                             (s.configuration->>'httpMaximumConnectionsPerHost')::int * CASE WHEN coalesce(h.others, 0) = 0 THEN 2 ELSE 1 END
                             - coalesce(h.n, 0)))
-                        -- Locked here, where they are found by the index: a candidate left out
-                        -- by the tenant's limit stays locked only until this short transaction ends.
-                        FOR UPDATE OF t SKIP LOCKED
                     ) c
                     WHERE ten.status = 'active'
                 ), tenant_ranked AS (
@@ -126,7 +123,9 @@ public struct TransferLedger: Sendable {
                         now() + make_interval(secs => (s.configuration->>'timeoutIntervalForResource')::double precision)),
                     updated_at = now()
                 FROM picked, sessions s
-                WHERE t.id = picked.id AND s.id = t.session_id
+                -- Locked by this update (a command changing one meanwhile is waited for, and
+                -- its task is claimed only if still runnable); never the candidates left out.
+                WHERE t.id = picked.id AND s.id = t.session_id AND t.state = 'running' AND t.lease_owner IS NULL
                 RETURNING t.id
                 """,
                 [instanceID, limit, leaseSeconds]
