@@ -8,6 +8,7 @@ struct EngineBook {
     private struct Running {
         var worker: Int
         var host: HostKey
+        var lease: LeaseToken
     }
 
     private var running: [String: Running] = [:]
@@ -36,7 +37,7 @@ struct EngineBook {
             waitingCount += 1
             return .wait
         }
-        return .start(worker: place(job.taskID, host: host))
+        return .start(worker: place(job.lease, host: host))
     }
 
     /// A transfer ended: frees its slot, and returns a waiting job that may start now.
@@ -49,7 +50,7 @@ struct EngineBook {
         let next = queue.removeFirst()
         waiting[entry.host] = queue.isEmpty ? nil : queue
         waitingCount -= 1
-        return (next, place(next.taskID, host: entry.host))
+        return (next, place(next.lease, host: entry.host))
     }
 
     /// Removes a job that was waiting for a slot (it is being stopped before it started).
@@ -76,11 +77,17 @@ struct EngineBook {
 
     func worker(of taskID: String) -> Int? { running[taskID]?.worker }
 
-    private mutating func place(_ taskID: String, host: HostKey) -> Int {
+    /// Whether this lease's transfer is still here (running or waiting): a heartbeat may report
+    /// a lease lost after the transfer ended and its end was written.
+    func holds(_ lease: LeaseToken) -> Bool {
+        running[lease.taskID]?.lease == lease || waiting.values.contains { $0.contains { $0.lease == lease } }
+    }
+
+    private mutating func place(_ lease: LeaseToken, host: HostKey) -> Int {
         let worker = perWorker.indices.min { perWorker[$0] < perWorker[$1] } ?? 0
         perWorker[worker] += 1
         perHost[host, default: 0] += 1
-        running[taskID] = Running(worker: worker, host: host)
+        running[lease.taskID] = Running(worker: worker, host: host, lease: lease)
         return worker
     }
 }

@@ -78,7 +78,8 @@ extension TransferEngine {
         let held = Set(progress.map(\.lease))
         memory.reported = memory.reported.filter { held.contains($0.key) }
         guard let result else { return }
-        for lease in result.lost {
+        // A transfer that ended while this beat was prepared had its end written first.
+        for lease in result.lost where book.withLock({ $0.holds(lease) }) {
             logger.warning("lease lost; stopping the transfer", metadata: ["task": "\(lease.taskID)"])
             stop(taskID: lease.taskID, .leaseLost)
         }
