@@ -111,6 +111,14 @@ public struct TransferLedger: Sendable {
                     WHERE r.tenant_limit IS NULL OR (r.tenant_rank + r.tenant_live <= r.tenant_limit AND NOT r.is_ahead)
                     ORDER BY r.is_ahead, r.tenant_rank, r.created_at
                     LIMIT $2
+                ), taken AS (
+                    -- Locked one by one by primary key, skipping any a command holds: a claim never
+                    -- waits, so it cannot deadlock with a command locking a session's tasks.
+                    SELECT l.id FROM picked p CROSS JOIN LATERAL (
+                        SELECT t.id FROM tasks t
+                        WHERE t.id = p.id AND t.state = 'running' AND t.lease_owner IS NULL
+                        FOR UPDATE OF t SKIP LOCKED
+                    ) l
                 )
                 UPDATE tasks t SET
                     lease_owner = $1,
@@ -122,10 +130,8 @@ public struct TransferLedger: Sendable {
                     resource_deadline = coalesce(t.resource_deadline,
                         now() + make_interval(secs => (s.configuration->>'timeoutIntervalForResource')::double precision)),
                     updated_at = now()
-                FROM picked, sessions s
-                -- Locked by this update (a command changing one meanwhile is waited for, and
-                -- its task is claimed only if still runnable); never the candidates left out.
-                WHERE t.id = picked.id AND s.id = t.session_id AND t.state = 'running' AND t.lease_owner IS NULL
+                FROM taken, sessions s
+                WHERE t.id = taken.id AND s.id = t.session_id
                 RETURNING t.id
                 """,
                 [instanceID, limit, leaseSeconds]
