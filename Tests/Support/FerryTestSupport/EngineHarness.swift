@@ -41,7 +41,9 @@ public final class EngineHarness: Sendable {
             // Long enough that a heavily loaded test machine does not miss renewals.
             leaseDuration: .seconds(10),
             reaperInterval: .milliseconds(500),
-            shutdownGracePeriod: .seconds(5)
+            // A bound, not a wait: hand-back ends as soon as every transfer is written. With the
+            // whole suite running on two cores, 5 s was once not enough to write a -1005.
+            shutdownGracePeriod: .seconds(20)
         )
         configure(&configuration)
         resumeData = ResumeDataIssuer(signingKey: try await database.database.settings.resumeDataSigningKey())
