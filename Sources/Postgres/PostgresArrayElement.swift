@@ -33,6 +33,7 @@ extension PostgresArrayElement {
 }
 
 extension Array: PostgresBindable where Element: PostgresArrayElement {
+    public static var postgresNullType: PostgresDataType { Element.postgresArrayType }
     public var postgresValue: PostgresValue { Element.postgresValue(of: self) }
 }
 

@@ -156,9 +156,10 @@ public final class PostgresConnection {
     private func preparedName(for key: PreparedStatementKey, count: Int32, types: UnsafePointer<Oid>?) throws -> String? {
         if let name = prepared[key] { return name }
         guard preparedNamesIssued < Self.maximumPreparedStatements else { return nil }
-        preparedNamesIssued += 1
-        let name = "ferry_\(preparedNamesIssued)"
+        let name = "ferry_\(preparedNamesIssued + 1)"
         PQclear(try checked(PQprepare(handle, name, key.sql, count, types), sql: key.sql))
+        // A statement that fails to prepare takes no slot.
+        preparedNamesIssued += 1
         prepared[key] = name
         return name
     }

@@ -26,6 +26,7 @@ public struct PostgresJSON: Sendable, Hashable, PostgresBindable, PostgresDecoda
         try decoder.decode(type, from: data)
     }
 
+    public static var postgresNullType: PostgresDataType { .jsonb }
     public var postgresValue: PostgresValue { .text(text, type: .jsonb) }
 
     public init(postgresText: String) {

@@ -49,6 +49,13 @@ public struct PostgresValue: Sendable, Hashable {
 /// A Swift value that can be sent as a bound parameter (`$1`, `$2`, …).
 public protocol PostgresBindable: Sendable {
     var postgresValue: PostgresValue { get }
+    /// The type a nil of this type is sent with, so that a statement is prepared once whichever
+    /// of its optional parameters are NULL (`.unknown` lets the server infer it).
+    static var postgresNullType: PostgresDataType { get }
+}
+
+extension PostgresBindable {
+    public static var postgresNullType: PostgresDataType { .unknown }
 }
 
 extension PostgresValue: PostgresBindable {

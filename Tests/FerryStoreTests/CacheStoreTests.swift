@@ -21,7 +21,9 @@ struct CacheStoreTests {
             let keys = (0..<8).map { "cch_\($0)" }
             let dropped = try await withThrowingTaskGroup(of: [String].self) { group in
                 for key in keys {
-                    group.addTask { try await cache.put(sessionID: sessionID, key: "GET https://origin.example/same", entry: entry(bodyKey: key), capacity: 1 << 20) }
+                    group.addTask {
+                        try await cache.put([CacheStore.Put(sessionID: sessionID, key: "GET https://origin.example/same", entry: entry(bodyKey: key))], capacity: 1 << 20)[0]
+                    }
                 }
                 return try await group.reduce(into: [String]()) { $0 += $1 }
             }

@@ -24,9 +24,8 @@ extension JSONValue: Codable {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .number(let value):
-            // Whole numbers print without a fraction ("6", not "6.0"), as a client would write them.
-            if value.rounded() == value, abs(value) < 9.0e15 {
-                try container.encode(Int64(value))
+            if let whole = Self.wholeNumber(value) {
+                try container.encode(whole)
             } else {
                 try container.encode(value)
             }
@@ -98,10 +97,17 @@ extension JSONValue {
     /// shortest form; JSON has no infinities, which are written as null.
     private static func numberText(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
-        if value.rounded() == value, abs(value) < 9.0e15 { return String(Int64(value)) }
+        if let whole = wholeNumber(value) { return String(whole) }
         let text = value.description
         return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
     }
+
+    /// A number written without a fraction ("6", not "6.0"), as a client would write it.
+    static func wholeNumber(_ value: Double) -> Int64? {
+        value.rounded() == value && abs(value) < 9.0e15 ? Int64(value) : nil
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private static func write(string: String, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
@@ -115,10 +121,9 @@ extension JSONValue {
             case 0x0C: bytes.append(contentsOf: "\\f".utf8)
             case 0x0D: bytes.append(contentsOf: "\\r".utf8)
             case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
                 bytes.append(contentsOf: "\\u00".utf8)
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 0xF)])
             default: bytes.append(byte)
             }
         }

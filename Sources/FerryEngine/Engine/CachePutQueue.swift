@@ -28,7 +28,8 @@ final class CachePutQueue: Sendable {
                 state.isWriting = true
                 return true
             }
-            // The writer lives only while there is something to write.
+            // The writer lives only while there is something to write; every put it takes is
+            // awaited by its caller, so it never outlives them.
             if startsWriter { Task { await self.writeWhileWaiting() } }
         }
     }
@@ -44,6 +45,7 @@ final class CachePutQueue: Sendable {
             guard !batch.isEmpty else { return }
             do {
                 let dropped = try await store.put(batch.map(\.put), capacity: capacity)
+                precondition(dropped.count == batch.count, "CacheStore.put answers once per put")
                 for (waiting, keys) in zip(batch, dropped) { waiting.continuation.resume(returning: keys) }
             } catch {
                 for waiting in batch { waiting.continuation.resume(throwing: error) }

@@ -27,11 +27,14 @@ struct EngineBook {
     enum Admission {
         case start(worker: Int)
         case wait
+        /// The instance is stopping: the job is handed back unstarted.
+        case refused
     }
 
     /// Starts the job on the least busy worker if its host has a free slot; otherwise it waits
     /// (still leased, so no other instance takes it) without its request timeout running.
     mutating func admit(_ job: TransferJob, host: HostKey, limit: Int) -> Admission {
+        guard !isStopping else { return .refused }
         guard perHost[host, default: 0] < limit else {
             waiting[host, default: []].append(job)
             waitingCount += 1

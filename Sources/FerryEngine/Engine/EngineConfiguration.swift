@@ -11,6 +11,7 @@ public struct EngineConfiguration: Sendable {
     /// mostly idle transfers on one thread; the bound keeps one instance from claiming more
     /// work than it can run while other instances sit idle.
     public var transfersPerWorker: Int
+    public static let defaultTransfersPerWorker = 5_000
     public var dataDirectory: String
     public var addressPolicy: AddressPolicy
     /// The most a data or upload task keeps of a response body (`FERRY_MAX_DATA_TASK_BYTES`).
@@ -32,7 +33,7 @@ public struct EngineConfiguration: Sendable {
         workerCount: Int,
         dataDirectory: String,
         addressPolicy: AddressPolicy,
-        transfersPerWorker: Int = 5_000,
+        transfersPerWorker: Int = EngineConfiguration.defaultTransfersPerWorker,
         maximumDataBytes: Int = 16 * 1024 * 1024,
         heartbeatInterval: Duration = .seconds(1),
         leaseDuration: Duration = .seconds(15),
@@ -55,6 +56,7 @@ public struct EngineConfiguration: Sendable {
         self.retryPolicy = retryPolicy
     }
 
-    var capacity: Int { workerCount * transfersPerWorker }
+    /// Transfers this instance runs (or keeps waiting for a connection) at once.
+    public var capacity: Int { workerCount * transfersPerWorker }
     var userAgent: String { "Ferry/\(version)" }
 }

@@ -32,14 +32,27 @@ extension TransferEngine {
                 bytesReceived: checkpoint?.bytesOnDisk ?? 0, bytesSent: 0
             ))]))
         case .complete(let policyError, let attachesResumeData):
-            let lastEvents = Self.lastWriteDataEvent(of: ended).map { [$0] } ?? []
+            // The transfer's last progress and data come before anything about its end (the
+            // writer still commits them with the end).
+            let lastEvents = (Self.lastWriteDataEvent(of: ended).map { [$0] } ?? []) + DataEvents.remainder(of: ended)
+            if !lastEvents.isEmpty { writer.enqueue(.events(lastEvents)) }
             let completion = await completion(of: ended, error: policyError, attachesResumeData: attachesResumeData)
+            // A data task's `willCacheResponse` comes before its `didCompleteWithError`. A
+            // download's response is stored once its end is queued: nothing its delegate hears
+            // depends on it, and the next transfer of its connection need not wait.
+            let storesResponse = Self.storesResponse(of: ended, completion)
+            let storesFirst = claim.kind != .download
+            if storesResponse, storesFirst { await updateCache(after: ended, downloadFile: completion.downloadFile) }
             await removeBodyStreams(of: ended.job)
-            writer.enqueue(.finish([(ended.job.lease, .completed(completion))], after: lastEvents + DataEvents.remainder(of: ended)))
-            if Self.cachesAfterEnd(ended), let downloadFile = completion.downloadFile {
-                await updateCache(after: ended, downloadFile: downloadFile)
-            }
+            writer.enqueue(.finish([(ended.job.lease, .completed(completion))]))
+            if storesResponse, !storesFirst { await updateCache(after: ended, downloadFile: completion.downloadFile) }
         }
+    }
+
+    /// A fetched response (not a 304 answered from the cache) whose body was kept.
+    static func storesResponse(of ended: EndedTransfer, _ completion: TaskCompletion) -> Bool {
+        guard case .finished = ended.end, !ended.notModified else { return false }
+        return completion.downloadFile != nil || completion.responseBody != nil
     }
 
     private func completion(of ended: EndedTransfer, error policyError: TransferError?, attachesResumeData: Bool) async -> TaskCompletion {
@@ -69,9 +82,6 @@ extension TransferEngine {
             } else {
                 completion.responseBody = ended.responseBody ?? []
             }
-            if !Self.cachesAfterEnd(ended) {
-                await updateCache(after: ended, downloadFile: completion.downloadFile)
-            }
             return completion
         case .failed(let failure):
             error = failure
@@ -93,14 +103,6 @@ extension TransferEngine {
         }
         completion.error = error
         return completion
-    }
-
-    /// A download task's response is stored in the URL cache once its end is queued: nothing
-    /// its delegate hears depends on it, and the next transfer of its slot need not wait. A
-    /// data task's is stored before, as `willCacheResponse` comes before `didCompleteWithError`.
-    static func cachesAfterEnd(_ ended: EndedTransfer) -> Bool {
-        guard case .finished = ended.end else { return false }
-        return ended.job.claim.kind == .download && !ended.notModified
     }
 
     /// URLSession calls `didWriteData` for every write; Ferry coalesces them to one a heartbeat,

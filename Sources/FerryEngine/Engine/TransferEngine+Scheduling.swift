@@ -91,9 +91,14 @@ extension TransferEngine {
         let url = claim.checkpoint?.url ?? claim.originalRequest.url
         let host = HostKey(sessionID: claim.sessionID, host: (try? CurlURL(parsing: url).host) ?? url)
         let limit = claim.configuration.httpMaximumConnectionsPerHost
-        let admission = book.withLock { $0.admit(job, host: host, limit: limit) }
-        if case .start(let worker) = admission {
+        // Claims are prepared side by side: one may reach here after shutdown has begun.
+        switch book.withLock({ $0.admit(job, host: host, limit: limit) }) {
+        case .start(let worker):
             workers.withLock { $0[worker] }.send(.start(job))
+        case .wait:
+            break
+        case .refused:
+            reportSink.yield(.ended(EndedTransfer.notStarted(job, end: .shuttingDown)))
         }
     }
 
@@ -121,20 +126,13 @@ extension TransferEngine {
         } else if claim.uploadSource == .stream {
             streamDirectory = try files.directory(.streams, tenantID: tenantID)
         }
-        try await ensureTenantDirectories(tenantID)
+        try await folders.ensure(tenantID)
         return TransferJob(
             claim: claim, partialName: partialName, partialPath: partialPath, downloadPath: downloadPath,
             uploadFilePath: uploadFilePath, streamDirectory: streamDirectory,
             addressPolicy: configuration.addressPolicy, maximumDataBytes: configuration.maximumDataBytes,
             userAgent: configuration.userAgent
         )
-    }
-
-    private func ensureTenantDirectories(_ tenantID: String) async throws {
-        guard !tenantsWithFolders.withLock({ $0.contains(tenantID) }) else { return }
-        let files = self.files
-        try await blocking.run { try files.createDirectories(tenantID: tenantID) }
-        tenantsWithFolders.withLock { _ = $0.insert(tenantID) }
     }
 
     /// Stops a transfer held here, wherever it is (on a worker, or waiting for a slot).

@@ -34,8 +34,7 @@ public final class TransferEngine: Service, Sendable {
     let urlCache: URLCacheCoordinator
     /// Outcomes being finalised (files synced and renamed) but not yet queued for writing.
     let finalizing = Atomic<Int>(0)
-    /// Tenants whose folders this instance has created (Ferry never removes them).
-    let tenantsWithFolders = Mutex<Set<String>>([])
+    let folders: TenantFolders
 
     public init(
         configuration: EngineConfiguration, database: FerryDatabase, hub: NotificationHub,
@@ -57,7 +56,8 @@ public final class TransferEngine: Service, Sendable {
             resumeData: resumeData, finished: { capacityBell.yield() }
         )
         self.blocking = BlockingPool(name: "ferry-files", threadCount: 4)
-        self.urlCache = URLCacheCoordinator(store: database.cache, files: files, blocking: blocking, logger: logger)
+        self.folders = TenantFolders(files: files, blocking: blocking)
+        self.urlCache = URLCacheCoordinator(store: database.cache, files: files, folders: folders, blocking: blocking, logger: logger)
         self.book = Mutex(EngineBook(workerCount: configuration.workerCount))
         (reports, reportSink) = AsyncStream<WorkerReport>.makeStream()
     }

@@ -11,6 +11,7 @@ import Synchronization
 final class URLCacheCoordinator: Sendable {
     let store: CacheStore
     let files: TenantFiles
+    let folders: TenantFolders
     let blocking: BlockingPool
     let logger: Logger
     private let memory = Mutex<[String: [String: (entry: CachedResponse, body: [UInt8])]]>([:])
@@ -22,8 +23,9 @@ final class URLCacheCoordinator: Sendable {
     /// Like URLCache, a response larger than a twentieth of the capacity is not cached.
     static func maximumEntrySize(ephemeral: Bool) -> Int64 { (ephemeral ? memoryCapacity : diskCapacity) / 20 }
 
-    init(store: CacheStore, files: TenantFiles, blocking: BlockingPool, logger: Logger) {
+    init(store: CacheStore, files: TenantFiles, folders: TenantFolders, blocking: BlockingPool, logger: Logger) {
         self.store = store
+        self.folders = folders
         self.puts = CachePutQueue(store: store, capacity: Self.diskCapacity)
         self.files = files
         self.blocking = blocking
@@ -168,8 +170,8 @@ final class URLCacheCoordinator: Sendable {
         do {
             let files = self.files
             let path = try files.path(.cache, tenantID: claim.tenantID, name: entry.bodyKey)
+            try await folders.ensure(claim.tenantID)
             try await blocking.run {
-                try files.createDirectories(tenantID: claim.tenantID)
                 switch body {
                 case .bytes(let bytes):
                     try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)

@@ -35,16 +35,11 @@ public struct CacheStore: Sendable {
         }
     }
 
-    /// Stores `entry` under `key` (replacing an older one), then evicts least recently used
-    /// entries until the session's cache fits in `capacity` bytes. Returns the body keys of the
-    /// entries it dropped.
-    public func put(sessionID: String, key: String, entry: CachedResponse, capacity: Int64) async throws -> [String] {
-        try await put([Put(sessionID: sessionID, key: key, entry: entry)], capacity: capacity)[0]
-    }
-
-    /// Stores several entries in one transaction, with a fixed number of statements: many
-    /// small downloads end together. Returns, for each put, the body keys it dropped (an
-    /// entry it replaced; eviction's drops go to the first put of their session).
+    /// Stores entries (each replacing an older one under its key), then evicts least recently
+    /// used entries until each session's cache fits in `capacity` bytes; in one transaction with
+    /// a fixed number of statements, since many small downloads end together. Returns, for each
+    /// put, the body keys of the entries it dropped (one it replaced; eviction's drops go to the
+    /// first put of their session), for the caller to remove the files.
     public func put(_ puts: [Put], capacity: Int64) async throws -> [[String]] {
         guard !puts.isEmpty else { return [] }
         // The last put of a key wins; an earlier one in the batch only drops its own body.
@@ -58,7 +53,7 @@ public struct CacheStore: Sendable {
         let kept = winner.values.sorted()
         let sessions = kept.map { puts[$0].sessionID }
         let keys = kept.map { puts[$0].key }
-        let entries = try kept.map { String(decoding: try JSONColumn.encode(puts[$0].entry).data, as: UTF8.self) }
+        let entries = try kept.map { try JSONColumn.encode(puts[$0].entry).text }
         let firstOfSession = Dictionary(kept.map { (puts[$0].sessionID, $0) }) { first, _ in first }
         let replaced = try await pool.withRetriedTransaction { connection in
             // Two transfers of the same URL may end together on different instances: one at a
@@ -84,9 +79,8 @@ public struct CacheStore: Sendable {
                     SELECT session_id, key, entry::jsonb, body_key, body_size FROM new
                     ON CONFLICT (session_id, key) DO UPDATE SET entry = EXCLUDED.entry, body_key = EXCLUDED.body_key,
                         body_size = EXCLUDED.body_size, last_used_at = now()
-                    RETURNING 1
                 )
-                SELECT session_id, key, body_key FROM old WHERE (SELECT count(*) FROM stored) > 0
+                SELECT session_id, key, body_key FROM old
                 """,
                 [sessions, keys, entries, kept.map { puts[$0].entry.bodyKey }, kept.map { puts[$0].entry.bodySize }]
             ).map { (identity: try $0.decode("session_id", as: String.self) + " " + $0.decode("key", as: String.self), bodyKey: try $0.decode("body_key", as: String.self)) }

@@ -3,40 +3,36 @@ import Foundation
 import Postgres
 
 /// A task row about to be inserted, with its first event (`task.didCreateTask`).
-struct NewTask {
-    var id: String
-    var tenantID: String
-    var sessionID: String
+struct NewTask: Sendable {
+    var id = IDs.make("tsk")
     var creation: TaskCreation
     var request: TransferRequest
+    /// The bytes to send: an inline upload body or a data task's `httpBody`.
+    var requestBody: [UInt8]?
     var uploadSource: PostgresJSON?
     var bytesToSend: Int64
     var checkpoint: PostgresJSON?
     var idempotencyKey: String?
-    var fingerprint: [UInt8]?
     /// The request URL's host, which `httpMaximumConnectionsPerHost` counts against.
     var host: String
 
     /// Suspended, as URLSession creates tasks, unless the creation asks to start at once.
     var state: TaskState { creation.startsImmediately ? .running : .suspended }
 
-    /// Inserts the task and its first event and queues the notifications; nil when the session
-    /// is not a valid session of the tenant.
-    func insert(on connection: PostgresConnection) throws -> TaskRecord? {
-        try Self.insert([self], tenantID: tenantID, sessionID: sessionID, on: connection)?.first
-    }
-
-    /// Inserts tasks of one session in order (consecutive taskIdentifiers), each with its first
-    /// event (sequence 1; tasks start at next_event_sequence 2), with one statement however many
-    /// there are; nil when the session is not a valid session of the tenant.
+    /// Inserts tasks of one session in order (consecutive taskIdentifiers), each with its
+    /// request body and its first event (sequence 1; tasks start at next_event_sequence 2), and
+    /// queues the notifications, with one statement however many there are. nil when the session
+    /// is not a valid session of the tenant. `fingerprint` is the creating request's, for tasks
+    /// with an idempotency key.
     ///
     /// Taking the taskIdentifiers locks the session's row until the commit, so creations in a
     /// session take turns (and cannot slip past an invalidation, which updates the same row).
-    /// Tasks, events and notifications are therefore one statement, the last before the commit
-    /// but in rare cases (a delegate, a body), so the turn is short. The lock is NO KEY UPDATE:
-    /// rows of other transactions that refer to the session (events, finished tasks, cache
-    /// entries) do not wait for it.
-    static func insert(_ tasks: [NewTask], tenantID: String, sessionID: String, on connection: PostgresConnection) throws -> [TaskRecord]? {
+    /// Everything is therefore one statement, the last before the commit but for a delegate, so
+    /// the turn is short. The lock is NO KEY UPDATE: rows of other transactions that refer to the
+    /// session (events, finished tasks, cache entries) do not wait for it.
+    static func insert(
+        _ tasks: [NewTask], tenantID: String, sessionID: String, fingerprint: [UInt8]?, on connection: PostgresConnection
+    ) throws -> [TaskRecord]? {
         guard !tasks.isEmpty else { return [] }
         // The first event's taskIdentifier is only known in the statement.
         let firstEvents = tasks.map { task in
@@ -46,6 +42,7 @@ struct NewTask {
             )
             return EventWriter.payload(["task": summary], sessionID: sessionID, taskID: task.id, sequence: 1)
         }
+        // Arrays of text: the Postgres module binds text, bigint and int arrays.
         let rows = try connection.query(
             """
             WITH session AS (
@@ -56,7 +53,7 @@ struct NewTask {
                 SELECT * FROM unnest($1::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int8[], $10::text[], $11::text[],
                                      $12::int8[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
                     WITH ORDINALITY AS n(id, kind, state, priority, task_description, begin_micros, original_request, upload_source,
-                                         bytes_expected_to_send, checkpoint, idempotency_key, fingerprint, host, event_id, event_data, ordinal)
+                                         bytes_expected_to_send, checkpoint, idempotency_key, host, event_id, event_data, body, ordinal)
             ), task AS (
                 INSERT INTO tasks (id, tenant_id, session_id, task_identifier, kind, state, priority, task_description,
                                    earliest_begin_at, not_before, original_request, upload_source, bytes_expected_to_send,
@@ -65,7 +62,7 @@ struct NewTask {
                 SELECT n.id, $2, $3, session.first_identifier + n.ordinal - 1, n.kind, n.state, n.priority::float8, n.task_description,
                        to_timestamp(0) + n.begin_micros * interval '1 microsecond', to_timestamp(0) + n.begin_micros * interval '1 microsecond',
                        n.original_request::jsonb, n.upload_source::jsonb, n.bytes_expected_to_send,
-                       n.checkpoint::jsonb, n.idempotency_key, decode(n.fingerprint, 'hex'), n.host,
+                       n.checkpoint::jsonb, n.idempotency_key, CASE WHEN n.idempotency_key IS NOT NULL THEN $22::bytea END, n.host,
                        CASE WHEN n.state = 'running' THEN now() END, 2
                 FROM new n CROSS JOIN session
                 ORDER BY n.ordinal
@@ -75,10 +72,11 @@ struct NewTask {
                 SELECT n.event_id, $2, $3, task.id, 1, $19, jsonb_set(n.event_data::jsonb, '{task,taskIdentifier}', to_jsonb(task.task_identifier))
                 FROM task JOIN new n ON n.id = task.id
                 ORDER BY task.task_identifier
-                RETURNING 1
+            ), body AS (
+                INSERT INTO task_bodies (task_id, request_body)
+                SELECT task.id, decode(n.body, 'base64') FROM task JOIN new n ON n.id = task.id WHERE n.body IS NOT NULL
             )
-            SELECT task.*, (SELECT count(*) FROM event) AS events,
-                   pg_notify($20, $2) AS notified_events,
+            SELECT task.*, pg_notify($20, $2) AS notified_events,
                    CASE WHEN task.state = 'running' THEN pg_notify($21, task.id) END AS notified_work
             FROM task
             ORDER BY task.task_identifier
@@ -89,23 +87,12 @@ struct NewTask {
                 tasks.map(\.creation.taskDescription),
                 tasks.map { $0.creation.earliestBeginDate.map { Int64(($0.timeIntervalSince1970 * 1_000_000).rounded()) } },
                 try tasks.map { try JSONColumn.encode($0.request).text }, tasks.map(\.uploadSource?.text), tasks.map(\.bytesToSend),
-                tasks.map(\.checkpoint?.text), tasks.map(\.idempotencyKey), tasks.map { $0.fingerprint.map(Self.hex) },
-                tasks.map { $0.host.lowercased() }, tasks.map { _ in IDs.make("evt") }, firstEvents,
-                EventType.taskDidCreateTask.rawValue, NotificationChannel.events, NotificationChannel.work,
+                tasks.map(\.checkpoint?.text), tasks.map(\.idempotencyKey), tasks.map { $0.host.lowercased() },
+                tasks.map { _ in IDs.make("evt") }, firstEvents, tasks.map { $0.requestBody.map { Data($0).base64EncodedString() } },
+                EventType.taskDidCreateTask.rawValue, NotificationChannel.events, NotificationChannel.work, fingerprint.map { Data($0) },
             ]
         )
         guard rows.count == tasks.count else { return nil }
         return try rows.map(TaskRow.decode)
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -32,37 +32,39 @@ public struct TaskStore: Sendable {
         }
     }
 
-    /// Runs `body` in a transaction; or, when it runs a single statement that writes, without
-    /// BEGIN and COMMIT: the statement is a transaction of its own.
-    private func run<T: Sendable>(asOneStatement: Bool, _ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
-        asOneStatement ? try await pool.withConnection(body) : try await pool.withTransaction(body)
-    }
-
     /// Creates a task in a session, suspended unless `startsImmediately`. With an idempotency key
     /// that was already used for the same body, returns that task instead (`created` false).
     /// - Parameter host: the request URL's host, which `httpMaximumConnectionsPerHost` counts against.
     public func create(
         tenantID: String, sessionID: String, _ creation: TaskCreation, request: TransferRequest, host: String, origin: Origin
     ) async throws -> (task: TaskRecord, created: Bool) {
-        let uploadSource = try JSONColumn.encodeOptional(creation.uploadBody.map(UploadSource.init))
-        let checkpoint = try JSONColumn.encodeOptional(origin.checkpoint)
-        let requestBody: [UInt8]? = switch creation.uploadBody {
-        case .inline(let bytes): bytes
-        default: creation.requestBody
+        let (requestBody, bytesToSend, blobID): ([UInt8]?, Int64, String?) = switch creation.uploadBody {
+        case .inline(let bytes): (bytes, Int64(bytes.count), nil)
+        case .stream: (nil, transferSizeUnknown, nil)
+        case .blob(let id): (nil, 0, id)  // its size is looked up below
+        case nil: (creation.requestBody, Int64(creation.requestBody?.count ?? 0), nil)
         }
-        let inlineBytesToSend: Int64 = switch creation.uploadBody {
-        case .inline(let bytes): Int64(bytes.count)
-        case .stream: transferSizeUnknown
-        case .blob, nil: Int64(creation.requestBody?.count ?? 0)
+        let newTask = NewTask(
+            creation: creation, request: request, requestBody: requestBody,
+            uploadSource: try JSONColumn.encodeOptional(creation.uploadBody.map(UploadSource.init)),
+            bytesToSend: bytesToSend, checkpoint: try JSONColumn.encodeOptional(origin.checkpoint),
+            idempotencyKey: origin.idempotencyKey, host: host
+        )
+        // The common creation is one statement, a transaction of its own: no BEGIN and COMMIT
+        // round trips while the session's row is locked.
+        guard origin.idempotencyKey != nil || origin.adoptsPartialFileOf != nil || creation.delegate != nil || blobID != nil else {
+            let task = try await pool.withConnection { connection in
+                try Self.insert([newTask], tenantID: tenantID, sessionID: sessionID, fingerprint: nil, on: connection)[0]
+            }
+            return (task, true)
         }
-        // The common creation is the one statement below, which is a transaction of its own:
-        // no BEGIN and COMMIT round trips while the session's row is locked.
-        var isOneStatement = origin.idempotencyKey == nil && origin.adoptsPartialFileOf == nil && creation.delegate == nil && requestBody == nil
-        if case .blob = creation.uploadBody { isOneStatement = false }
+        let keys = origin.idempotencyKey.map { [$0] }
         do {
-            return try await run(asOneStatement: isOneStatement) { connection in
-                if let existing = try Self.findIdempotent(tenantID: tenantID, sessionID: sessionID, origin: origin, on: connection) {
-                    return (existing, false)
+            return try await pool.withTransaction { connection in
+                if let keys, let existing = try Self.findIdempotent(
+                    tenantID: tenantID, sessionID: sessionID, keys: keys, fingerprint: origin.fingerprint, on: connection
+                ) {
+                    return (existing[0], false)
                 }
                 if let previousTask = origin.adoptsPartialFileOf, let partialFile = origin.checkpoint?.partialFile {
                     let adopted = try connection.query(
@@ -77,41 +79,44 @@ public struct TaskStore: Sendable {
                         throw StoreError.conflict("This resume data was already used, or its partial file is no longer kept.")
                     }
                 }
-                var bytesToSend = inlineBytesToSend
-                var request = request
-                if case .blob(let blobID) = creation.uploadBody {
+                var task = newTask
+                if let blobID {
                     guard let blob = try connection.query(
                         "SELECT size FROM blobs WHERE tenant_id = $1 AND id = $2", [tenantID, blobID]
                     ).first else {
                         throw StoreError.invalidReference(field: "body.blob", message: "there is no blob \(blobID); upload it with PUT /v1/blobs first.")
                     }
-                    bytesToSend = try blob.decode("size", as: Int64.self)
-                    request.httpBodyLength = bytesToSend
+                    task.bytesToSend = try blob.decode("size", as: Int64.self)
+                    task.request.httpBodyLength = task.bytesToSend
                 }
-                let taskID = IDs.make("tsk")
-                let newTask = NewTask(
-                    id: taskID, tenantID: tenantID, sessionID: sessionID, creation: creation, request: request,
-                    uploadSource: uploadSource, bytesToSend: bytesToSend, checkpoint: checkpoint,
-                    idempotencyKey: origin.idempotencyKey, fingerprint: origin.fingerprint, host: host
-                )
-                guard let task = try newTask.insert(on: connection) else {
-                    throw try Self.sessionRefusal(tenantID: tenantID, sessionID: sessionID, on: connection)
-                }
+                let created = try Self.insert([task], tenantID: tenantID, sessionID: sessionID, fingerprint: origin.fingerprint, on: connection)[0]
                 if let delegate = creation.delegate {
-                    try WebhookEndpointRows.attach(delegate, toTask: taskID, sessionID: sessionID, tenantID: tenantID, on: connection)
+                    try WebhookEndpointRows.attach(delegate, toTask: created.id, sessionID: sessionID, tenantID: tenantID, on: connection)
                 }
-                if let requestBody {
-                    try connection.execute("INSERT INTO task_bodies (task_id, request_body) VALUES ($1, $2)", [taskID, requestBody])
-                }
-                return (task, true)
+                return (created, true)
             }
-        } catch let error as PostgresError where error.isUniqueViolation && origin.idempotencyKey != nil {
+        } catch let error as PostgresError where error.isUniqueViolation && keys != nil {
             // Two requests with the same key raced; the other one created the task.
             return try await pool.withConnection { connection in
-                guard let existing = try Self.findIdempotent(tenantID: tenantID, sessionID: sessionID, origin: origin, on: connection) else { throw error }
-                return (existing, false)
+                guard let keys, let existing = try Self.findIdempotent(
+                    tenantID: tenantID, sessionID: sessionID, keys: keys, fingerprint: origin.fingerprint, on: connection
+                ) else { throw error }
+                return (existing[0], false)
             }
         }
+    }
+
+    /// Inserts tasks (see `NewTask.insert`); refuses when the session is gone or invalidated.
+    static func insert(
+        _ tasks: [NewTask], tenantID: String, sessionID: String, fingerprint: [UInt8]?, on connection: PostgresConnection
+    ) throws -> [TaskRecord] {
+        if let created = try NewTask.insert(tasks, tenantID: tenantID, sessionID: sessionID, fingerprint: fingerprint, on: connection) {
+            return created
+        }
+        guard try !connection.query("SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]).isEmpty else {
+            throw StoreError.notFound(resource: "session")
+        }
+        throw StoreError.conflict("The session is invalidated and accepts no new tasks.")
     }
 
     public func find(tenantID: String, id: String) async throws -> TaskRecord {
@@ -190,26 +195,29 @@ public struct TaskStore: Sendable {
         }
     }
 
-    /// Why a valid session's row was not found: the session is not there (for this tenant),
-    /// or it is invalidated.
-    static func sessionRefusal(tenantID: String, sessionID: String, on connection: PostgresConnection) throws -> StoreError {
-        guard try !connection.query("SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]).isEmpty else {
-            return StoreError.notFound(resource: "session")
+    /// The tasks idempotency keys already made, in the keys' order; nil when they made none.
+    /// The same keys with another body, in another session, or only some of them made, is
+    /// another request under the same key.
+    static func findIdempotent(
+        tenantID: String, sessionID: String, keys: [String], fingerprint: [UInt8]?, on connection: PostgresConnection
+    ) throws -> [TaskRecord]? {
+        let rows = try connection.query(
+            """
+            SELECT \(TaskRow.columns), idempotency_key, idempotency_fingerprint FROM tasks
+            WHERE tenant_id = $1 AND idempotency_key = ANY($2)
+            """,
+            [tenantID, keys]
+        )
+        guard !rows.isEmpty else { return nil }
+        var byKey: [String: TaskRecord] = [:]
+        for row in rows {
+            guard try row.decode("idempotency_fingerprint", as: [UInt8]?.self) == fingerprint,
+                  try row.decode("session_id", as: String.self) == sessionID
+            else { throw StoreError.idempotencyKeyReused }
+            byKey[try row.decode("idempotency_key")] = try TaskRow.decode(row)
         }
-        return StoreError.conflict("The session is invalidated and accepts no new tasks.")
-    }
-
-    /// The task an idempotency key already made — for the same session and body, else the key is
-    /// being reused for a different request.
-    private static func findIdempotent(tenantID: String, sessionID: String, origin: Origin, on connection: PostgresConnection) throws -> TaskRecord? {
-        guard let key = origin.idempotencyKey else { return nil }
-        guard let row = try connection.query(
-            "SELECT \(TaskRow.columns), idempotency_fingerprint FROM tasks WHERE tenant_id = $1 AND idempotency_key = $2",
-            [tenantID, key]
-        ).first else { return nil }
-        guard try row.decode("idempotency_fingerprint", as: [UInt8]?.self) == origin.fingerprint,
-              try row.decode("session_id", as: String.self) == sessionID
-        else { throw StoreError.idempotencyKeyReused }
-        return try TaskRow.decode(row)
+        let tasks = keys.compactMap { byKey[$0] }
+        guard tasks.count == keys.count else { throw StoreError.idempotencyKeyReused }
+        return tasks
     }
 }

@@ -55,9 +55,9 @@ extension TransferLedger {
         let sent = transfers.map(\.bytesSent)
         let expectedReceive = transfers.map(\.bytesExpectedToReceive)
         let expectedSend = transfers.map(\.bytesExpectedToSend)
-        let checkpoints = try transfers.map { try $0.checkpoint.map { String(decoding: try JSONColumn.encode($0).data, as: UTF8.self) } }
-        let responses = try transfers.map { try $0.response.map { String(decoding: try JSONColumn.encode($0).data, as: UTF8.self) } }
-        let requests = try transfers.map { try $0.currentRequest.map { String(decoding: try JSONColumn.encode($0).data, as: UTF8.self) } }
+        let checkpoints = try transfers.map { try $0.checkpoint.map { try JSONColumn.encode($0).text } }
+        let responses = try transfers.map { try $0.response.map { try JSONColumn.encode($0).text } }
+        let requests = try transfers.map { try $0.currentRequest.map { try JSONColumn.encode($0).text } }
         let progressEvents = Dictionary(transfers.compactMap { transfer in transfer.progressEvent.map { (transfer.lease, $0) } }) { first, _ in first }
 
         return try await pool.withTransaction { connection in

@@ -131,9 +131,9 @@ extension TransferLedger {
         try row.decode("stop_reason", as: String?.self) == TaskLifecycle.StopReason.cancelProducingResumeData.rawValue
     }
 
-    /// Locks the tasks whose leases this instance still holds (in id order, as every batch
-    /// does, so two never wait for each other) and reads what their ends need; a lease missing
-    /// from the answer is lost.
+    /// Locks the tasks whose leases this instance still holds, in id order (as a session's
+    /// invalidation does, so the two cannot deadlock), and reads what their ends need; a lease
+    /// missing from the answer is lost.
     static func lockOwned(_ leases: Set<LeaseToken>, instanceID: String, on connection: PostgresConnection) throws -> [LeaseToken: PostgresRow] {
         guard !leases.isEmpty else { return [:] }
         let ordered = leases.sorted { $0.taskID < $1.taskID }

@@ -28,10 +28,13 @@ public struct TransferLedger: Sendable {
     /// - Fair across tenants: the first eligible task of every tenant comes before the second of
     ///   any, and so on, so one tenant's ten thousand queued tasks never starve another's one.
     /// - Within a session, by `priority`, then age.
-    /// - `httpMaximumConnectionsPerHost` holds for the whole cluster: a task is eligible only while
-    ///   its session has fewer live transfers to its host than the limit; likewise a tenant's
-    ///   `maxConcurrentTransfers`. Claims are serialised by an advisory lock so two instances
-    ///   cannot both take the last slot. Tasks held back stay queued, their timeouts not running.
+    /// - `httpMaximumConnectionsPerHost` holds for the whole cluster: an instance claims for a host
+    ///   only while fewer than the limit are leased by others, and runs no more than the limit at
+    ///   once. Alone on a host, it leases up to twice the limit and keeps the second half waiting
+    ///   locally (leased and `running`, as URLSession's tasks waiting for a connection are; their
+    ///   request timeout does not run). A tenant's `maxConcurrentTransfers` counts leases, and
+    ///   such a tenant takes nothing ahead. Claims are serialised by an advisory lock so two
+    ///   instances cannot both take the last slot. Tasks held back stay queued.
     public func claim(limit: Int) async throws -> [ClaimedTask] {
         guard limit > 0 else { return [] }
         let instanceID = self.instanceID

@@ -59,20 +59,20 @@ struct ServeCommand: AsyncParsableCommand {
             database: database, hub: hub, logger: logger
         )
         let openFiles = OpenFileLimit.raise()
-        let transfersPerWorker = OpenFileLimit.transfersPerWorker(openFiles: openFiles, workers: settings.workers, preferred: 5_000)
-        logger.info("open files", metadata: [
-            "limit": "\(openFiles)", "transfers at once": "\(transfersPerWorker * max(1, settings.workers))",
-        ])
-        let engine = TransferEngine(
-            configuration: EngineConfiguration(
-                instanceID: settings.instanceID,
-                workerCount: settings.workers,
-                dataDirectory: settings.dataDirectory,
-                addressPolicy: AddressPolicy(allowedNetworks: settings.allowedNetworks),
-                transfersPerWorker: transfersPerWorker,
-                maximumDataBytes: settings.maximumDataTaskBytes,
-                version: FerryVersion.current
+        let engineConfiguration = EngineConfiguration(
+            instanceID: settings.instanceID,
+            workerCount: settings.workers,
+            dataDirectory: settings.dataDirectory,
+            addressPolicy: AddressPolicy(allowedNetworks: settings.allowedNetworks),
+            transfersPerWorker: OpenFileLimit.transfersPerWorker(
+                openFiles: openFiles, workers: settings.workers, preferred: EngineConfiguration.defaultTransfersPerWorker
             ),
+            maximumDataBytes: settings.maximumDataTaskBytes,
+            version: FerryVersion.current
+        )
+        logger.info("open files", metadata: ["limit": "\(openFiles)", "transfers at once": "\(engineConfiguration.capacity)"])
+        let engine = TransferEngine(
+            configuration: engineConfiguration,
             database: database, hub: hub, resumeData: resumeData, gateway: webhooks, logger: logger
         )
         let services = APIServices(
