@@ -42,12 +42,13 @@ public struct TransferLedger: Sendable {
         return try await pool.withTransaction { connection in
             // The claim must read tasks through its indexes only. Right after a burst of new or
             // updated tasks the statistics lag behind (autovacuum has not analyzed yet), and the
-            // planner would scan the whole table, dead rows and all, under the claim lock. Its
-            // plan depends on the limits passed: planned for every execution, never generic.
+            // planner would scan the whole table, dead rows and all, under the claim lock. With
+            // sequential scans off, the plan is index-driven whatever the statistics say, so a
+            // generic plan serves: planning this statement costs more than running it.
             try connection.execute(
                 """
                 SELECT pg_advisory_xact_lock($1), set_config('enable_seqscan', 'off', true),
-                       set_config('plan_cache_mode', 'force_custom_plan', true)
+                       set_config('plan_cache_mode', 'force_generic_plan', true)
                 """,
                 [Self.claimLockKey]
             )
@@ -117,11 +118,17 @@ public struct TransferLedger: Sendable {
                 ), taken AS (
                     -- Locked one by one by primary key, skipping any a command holds: a claim never
                     -- waits, so it cannot deadlock with a command locking a session's tasks.
+                    -- The state is checked on the locked row, outside the lateral (LIMIT keeps it
+                    -- from being pushed in): inside, it would let the planner walk
+                    -- tasks_claimable_by_host, whose size its statistics underestimate right after a
+                    -- burst, for every task instead of looking up the key.
                     SELECT l.id FROM picked p CROSS JOIN LATERAL (
-                        SELECT t.id FROM tasks t
-                        WHERE t.id = p.id AND t.state = 'running' AND t.lease_owner IS NULL
+                        SELECT t.id, t.state, t.lease_owner FROM tasks t
+                        WHERE t.id = p.id
+                        LIMIT 1
                         FOR UPDATE OF t SKIP LOCKED
                     ) l
+                    WHERE l.state = 'running' AND l.lease_owner IS NULL
                 )
                 UPDATE tasks t SET
                     lease_owner = $1,
