@@ -119,4 +119,25 @@ struct SecurityResourceIDTests {
         }
         #expect(seen.count == 62)
     }
+
+    @Test func symbolsAreEquallyLikely() {
+        var generator = SplitMix64(seed: 6)
+        var counts = [UInt8: Int]()
+        for byte in Base62.randomString(length: 62_000, using: &generator).utf8 {
+            counts[byte, default: 0] += 1
+        }
+        // 1000 expected each; a biased draw (bytes modulo 62) would give the first eight ~1.2×.
+        #expect(counts.values.allSatisfy { (880...1120).contains($0) })
+    }
+
+    @Test func bytesThatWouldBiasTheDrawAreSkipped() {
+        struct Scripted: RandomNumberGenerator {
+            var draws: [UInt64]
+            mutating func next() -> UInt64 { draws.removeFirst() }
+        }
+        // Every byte of the first draw is 255 (≥ 248): none may become a symbol.
+        var generator = Scripted(draws: [.max, 0x3E3D_0100])
+        #expect(Base62.randomString(length: 4, using: &generator) == "01z0")
+        #expect(generator.draws.isEmpty)
+    }
 }

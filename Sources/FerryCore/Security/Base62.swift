@@ -6,13 +6,24 @@ enum Base62 {
     /// The 62 symbols, in value order.
     static let alphabet: [UInt8] = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
 
-    /// A string of `length` symbols, each drawn uniformly (no modulo bias:
-    /// `next(upperBound:)` rejects out-of-range draws).
+    /// A string of `length` symbols, each drawn uniformly.
+    ///
+    /// Symbols come from the bytes of 64-bit draws, eight at a time: a byte below 248 (4 × 62)
+    /// gives `byte % 62` with no modulo bias, and the rest (1 in 32) are skipped. The system
+    /// generator makes a system call per draw, so this is a few calls per id, not one per symbol.
     static func randomString(length: Int, using generator: inout some RandomNumberGenerator) -> String {
+        let unbiasedBound = UInt8(alphabet.count * 4)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(length)
-        for _ in 0..<length {
-            bytes.append(alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))])
+        while bytes.count < length {
+            var draw = generator.next()
+            for _ in 0..<8 where bytes.count < length {
+                let byte = UInt8(truncatingIfNeeded: draw)
+                draw >>= 8
+                if byte < unbiasedBound {
+                    bytes.append(alphabet[Int(byte % UInt8(alphabet.count))])
+                }
+            }
         }
         return String(decoding: bytes, as: UTF8.self)
     }
