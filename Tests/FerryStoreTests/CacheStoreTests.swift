@@ -5,11 +5,11 @@ import Testing
 
 @Suite("CacheStore.put: entries of a session's URL cache")
 struct CacheStoreTests {
-    private func entry(bodyKey: String) -> CachedResponse {
+    private func entry(bodyKey: String, size: Int64 = 10) -> CachedResponse {
         CachedResponse(
             url: "https://origin.example/same", request: TransferRequest(url: "https://origin.example/same"),
             head: ResponseHead(statusCode: 200, fields: [("Cache-Control", "max-age=60")]),
-            requestTime: Date(), responseTime: Date(), bodyKey: bodyKey, bodySize: 10
+            requestTime: Date(), responseTime: Date(), bodyKey: bodyKey, bodySize: size
         )
     }
 
@@ -51,6 +51,48 @@ struct CacheStoreTests {
             #expect(Set(evicted[0]) == ["cch_a3", "cch_c"])
             #expect(try await cache.entry(sessionID: sessionID, key: "b")?.bodyKey == "cch_b")
             #expect(try await cache.entry(sessionID: sessionID, key: "d")?.bodyKey == "cch_d")
+        }
+    }
+
+    @Test("the bytes a session's cache holds stay exact through puts, replacements of another size, eviction, removal and racing puts")
+    func usageFollowsTheEntries() async throws {
+        try await StoreFixture.with(poolSize: 8) { fixture in
+            let cache = fixture.database.cache
+            let sessionID = fixture.session.id
+            func usage() async throws -> (counted: Int64?, summed: Int64?) {
+                try await fixture.pool.withConnection { connection in
+                    let row = try connection.query(
+                        """
+                        SELECT (SELECT bytes FROM cache_usage WHERE session_id = $1) AS counted,
+                               (SELECT sum(body_size)::int8 FROM cache_entries WHERE session_id = $1) AS summed
+                        """,
+                        [sessionID]
+                    )[0]
+                    return (try row.decode("counted"), try row.decode("summed"))
+                }
+            }
+            func put(_ key: String, size: Int64) -> CacheStore.Put {
+                CacheStore.Put(sessionID: sessionID, key: key, entry: entry(bodyKey: "cch_\(key)_\(size)", size: size))
+            }
+            _ = try await cache.put([put("a", size: 100), put("b", size: 200)], capacity: 1000)
+            #expect(try await usage() == (300, 300))
+            _ = try await cache.put([put("a", size: 50)], capacity: 1000)
+            #expect(try await usage() == (250, 250))
+            _ = try await cache.entry(sessionID: sessionID, key: "b")  // marking an entry used resizes nothing
+            // Over capacity: "a" (least recently used) is evicted, "c" and "b" stay.
+            let evicted = try await cache.put([put("c", size: 700)], capacity: 900)
+            #expect(evicted == [["cch_a_50"]])
+            #expect(try await usage() == (900, 900))
+            _ = try await cache.remove(sessionID: sessionID, keys: ["b"])
+            #expect(try await usage() == (700, 700))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<16 {
+                    group.addTask { _ = try await cache.put([put("k\(index % 4)", size: Int64(index + 1))], capacity: 1 << 20) }
+                }
+                try await group.waitForAll()
+            }
+            let raced = try await usage()
+            #expect(raced.counted == raced.summed)
         }
     }
 }

@@ -50,7 +50,9 @@ public struct CacheStore: Sendable {
             if let earlier = winner[identity] { dropped[earlier].append(puts[earlier].entry.bodyKey) }
             winner[identity] = index
         }
-        let kept = winner.values.sorted()
+        // In session order, so that two puts' transactions update their sessions' cache_usage
+        // rows in the same order and cannot deadlock.
+        let kept = winner.values.sorted { (puts[$0].sessionID, puts[$0].key) < (puts[$1].sessionID, puts[$1].key) }
         let sessions = kept.map { puts[$0].sessionID }
         let keys = kept.map { puts[$0].key }
         let entries = try kept.map { try JSONColumn.encode(puts[$0].entry).text }
@@ -59,11 +61,16 @@ public struct CacheStore: Sendable {
             // Two transfers of the same URL may end together on different instances: one at a
             // time per key (locked in a fixed order), so the second replaces the first's entry
             // and learns its body to remove.
+            // These statements find entries by key only. Planning them for every put (which
+            // PostgreSQL chose, with arrays for parameters) cost as much as running them, and
+            // right after a burst the statistics would have them scan the whole cache: generic
+            // plans, without sequential scans, for this transaction.
             try connection.execute(
                 """
-                SELECT pg_advisory_xact_lock(h) FROM (
-                    SELECT DISTINCT hashtextextended(s || ' ' || k, 0) AS h FROM unnest($1::text[], $2::text[]) AS u(s, k) ORDER BY h
-                ) locks
+                SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true),
+                       (SELECT count(pg_advisory_xact_lock(h)) FROM (
+                            SELECT DISTINCT hashtextextended(s || ' ' || k, 0) AS h FROM unnest($1::text[], $2::text[]) AS u(s, k) ORDER BY h
+                        ) locks)
                 """,
                 [sessions, keys]
             )
@@ -84,12 +91,12 @@ public struct CacheStore: Sendable {
                 """,
                 [sessions, keys, entries, kept.map { puts[$0].entry.bodyKey }, kept.map { puts[$0].entry.bodySize }]
             ).map { (identity: try $0.decode("session_id", as: String.self) + " " + $0.decode("key", as: String.self), bodyKey: try $0.decode("body_key", as: String.self)) }
-            // Eviction reads a session's entries only when the session is over its capacity.
+            // Eviction reads a session's entries only when the session is over its capacity
+            // (cache_usage, which a trigger keeps, says so).
             let evicted = try connection.query(
                 """
                 WITH over AS (
-                    SELECT session_id FROM cache_entries WHERE session_id = ANY($1)
-                    GROUP BY session_id HAVING sum(body_size) > $2
+                    SELECT session_id FROM cache_usage WHERE session_id = ANY($1) AND bytes > $2
                 ), ranked AS (
                     SELECT session_id, key, sum(body_size) OVER (PARTITION BY session_id ORDER BY last_used_at DESC, key) AS running
                     FROM cache_entries WHERE session_id IN (SELECT session_id FROM over)
