@@ -73,9 +73,12 @@ struct EventBatch {
             WITH counts AS (
                 SELECT * FROM unnest($1::text[], $2::int8[]) AS c(task_id, n)
             ), taken AS (
-                UPDATE tasks t SET next_event_sequence = t.next_event_sequence + c.n
-                FROM counts c WHERE t.id = c.task_id
-                RETURNING t.id, t.next_event_sequence - c.n AS first
+                -- Each task's events continue from its last one. The task's row is locked by this
+                -- transaction, so nobody else appends to it until commit (and a race would break
+                -- events_task_sequence, not the order). A counter on the task row cost a new
+                -- version of that wide row, with every one of its indexes, per batch.
+                SELECT t.id, coalesce((SELECT max(e.sequence) FROM events e WHERE e.task_id = t.id), 0) + 1 AS first
+                FROM counts c JOIN tasks t ON t.id = c.task_id
             ), inserted AS (
                 INSERT INTO events (id, tenant_id, session_id, task_id, sequence, type, data, decided_by)
                 SELECT e.id, e.tenant_id, e.session_id, e.task_id, taken.first + e.nth, e.type,

@@ -20,7 +20,7 @@ struct NewTask: Sendable {
     var state: TaskState { creation.startsImmediately ? .running : .suspended }
 
     /// Inserts tasks of one session in order (consecutive taskIdentifiers), each with its
-    /// request body and its first event (sequence 1; tasks start at next_event_sequence 2), and
+    /// request body and its first event (sequence 1; `EventBatch` numbers the next ones), and
     /// queues the notifications, with one statement however many there are. nil when the session
     /// is not a valid session of the tenant. `fingerprint` is the creating request's, for tasks
     /// with an idempotency key.
@@ -58,12 +58,12 @@ struct NewTask: Sendable {
                 INSERT INTO tasks (id, tenant_id, session_id, task_identifier, kind, state, priority, task_description,
                                    earliest_begin_at, not_before, original_request, upload_source, bytes_expected_to_send,
                                    checkpoint, idempotency_key, idempotency_fingerprint, host,
-                                   started_at, next_event_sequence)
+                                   started_at)
                 SELECT n.id, $2, $3, session.first_identifier + n.ordinal - 1, n.kind, n.state, n.priority::float8, n.task_description,
                        to_timestamp(0) + n.begin_micros * interval '1 microsecond', to_timestamp(0) + n.begin_micros * interval '1 microsecond',
                        n.original_request::jsonb, n.upload_source::jsonb, n.bytes_expected_to_send,
                        n.checkpoint::jsonb, n.idempotency_key, CASE WHEN n.idempotency_key IS NOT NULL THEN $22::bytea END, n.host,
-                       CASE WHEN n.state = 'running' THEN now() END, 2
+                       CASE WHEN n.state = 'running' THEN now() END
                 FROM new n CROSS JOIN session
                 ORDER BY n.ordinal
                 RETURNING \(TaskRow.columns)
