@@ -42,42 +42,23 @@ public struct TaskCompletion: Sendable {
     /// Writes the completion and its events into the caller's transaction, and invalidates the
     /// session when this was the last task it waited for; the task row must be locked.
     func write(_ ref: EventWriter.TaskRef, kind: TaskKind, on connection: PostgresConnection) throws {
+        var completions = CompletionBatch()
         var events = EventBatch()
-        try write(ref, kind: kind, events: &events, on: connection)
+        try write(ref, kind: kind, into: &completions, events: &events, on: connection)
+        try completions.flush(on: connection)
         try SessionInvalidation.finishIfLastTasks(ofSessions: [ref.sessionID], events: &events, on: connection)
         try events.flush(on: connection)
     }
 
-    /// Writes the completion, adding its events to `events` for the caller to flush before the
-    /// transaction commits; the caller also runs `SessionInvalidation.finishIfLastTasks` after
-    /// its completions. Delegate order follows URLSession: didFinishDownloadingTo,
-    /// didFinishCollectingMetrics, then didCompleteWithError.
-    func write(_ ref: EventWriter.TaskRef, kind: TaskKind, events: inout EventBatch, on connection: PostgresConnection) throws {
-        try connection.execute(
-            """
-            UPDATE tasks SET
-                state = 'completed', completed_at = now(), updated_at = now(),
-                error = $2,
-                response = coalesce($3, response),
-                current_request = coalesce($4, current_request),
-                download_file = $5,
-                bytes_received = coalesce($6, bytes_received),
-                bytes_sent = coalesce($7, bytes_sent),
-                bytes_expected_to_receive = coalesce($8, bytes_expected_to_receive),
-                checkpoint = $9,
-                metrics = coalesce($10, metrics),
-                kind = CASE WHEN $11 THEN 'download' ELSE kind END,
-                lease_owner = NULL, lease_expires_at = NULL, stop_reason = NULL, not_before = NULL
-            WHERE id = $1
-            """,
-            [
-                ref.taskID, try JSONColumn.encodeOptional(error), try JSONColumn.encodeOptional(response),
-                try JSONColumn.encodeOptional(currentRequest), downloadFile, bytesReceived, bytesSent,
-                bytesExpectedToReceive, try JSONColumn.encodeOptional(checkpoint),
-                metrics.map { PostgresJSON(data: Data($0.serialized())) },
-                becameDownload,
-            ]
-        )
+    /// Adds the completion to `completions` and its events to `events`, for the caller to flush
+    /// before the transaction commits (completions first: the caller then runs
+    /// `SessionInvalidation.finishIfLastTasks`, which reads them). Delegate order follows
+    /// URLSession: didFinishDownloadingTo, didFinishCollectingMetrics, then didCompleteWithError.
+    func write(
+        _ ref: EventWriter.TaskRef, kind: TaskKind, into completions: inout CompletionBatch, events: inout EventBatch,
+        on connection: PostgresConnection
+    ) throws {
+        try completions.append(self, taskID: ref.taskID)
         if let responseBody {
             try connection.execute(
                 """
@@ -99,6 +80,71 @@ public struct TaskCompletion: Sendable {
         if let response { data["response"] = (try? JSONValue(encoding: response)) ?? .null }
         events.append(.taskDidCompleteWithError, for: ref, data: data)
         events.notify(NotificationChannel.taskCompleted, ref.taskID)
+    }
+}
+
+/// Completions of one transaction, written by one statement. Small downloads end by the
+/// hundred per second, and a statement per completion was a round trip each.
+struct CompletionBatch {
+    private var taskIDs: [String] = []
+    private var errors: [String?] = []
+    private var responses: [String?] = []
+    private var currentRequests: [String?] = []
+    private var downloadFiles: [String?] = []
+    private var bytesReceived: [Int64?] = []
+    private var bytesSent: [Int64?] = []
+    private var bytesExpectedToReceive: [Int64?] = []
+    private var checkpoints: [String?] = []
+    private var metrics: [String?] = []
+    /// "download" for a data task that became one (`becomeDownload`), nil to keep the kind.
+    private var kinds: [String?] = []
+
+    mutating func append(_ completion: TaskCompletion, taskID: String) throws {
+        taskIDs.append(taskID)
+        errors.append(try JSONColumn.encodeOptional(completion.error)?.text)
+        responses.append(try JSONColumn.encodeOptional(completion.response)?.text)
+        currentRequests.append(try JSONColumn.encodeOptional(completion.currentRequest)?.text)
+        downloadFiles.append(completion.downloadFile)
+        bytesReceived.append(completion.bytesReceived)
+        bytesSent.append(completion.bytesSent)
+        bytesExpectedToReceive.append(completion.bytesExpectedToReceive)
+        checkpoints.append(try JSONColumn.encodeOptional(completion.checkpoint)?.text)
+        metrics.append(completion.metrics.map { String(decoding: $0.serialized(), as: UTF8.self) })
+        kinds.append(completion.becameDownload ? TaskKind.download.rawValue : nil)
+    }
+
+    /// Writes the completions appended so far and empties the batch. Absent values keep what
+    /// the task has (its response, request, byte counts, metrics); the error, the download's
+    /// file and the checkpoint are the end's.
+    mutating func flush(on connection: PostgresConnection) throws {
+        guard !taskIDs.isEmpty else { return }
+        defer { self = CompletionBatch() }
+        try connection.execute(
+            """
+            UPDATE tasks t SET
+                state = 'completed', completed_at = now(), updated_at = now(),
+                error = c.error::jsonb,
+                response = coalesce(c.response::jsonb, t.response),
+                current_request = coalesce(c.current_request::jsonb, t.current_request),
+                download_file = c.download_file,
+                bytes_received = coalesce(c.bytes_received, t.bytes_received),
+                bytes_sent = coalesce(c.bytes_sent, t.bytes_sent),
+                bytes_expected_to_receive = coalesce(c.bytes_expected_to_receive, t.bytes_expected_to_receive),
+                checkpoint = c.checkpoint::jsonb,
+                metrics = coalesce(c.metrics::jsonb, t.metrics),
+                kind = coalesce(c.kind, t.kind),
+                lease_owner = NULL, lease_expires_at = NULL, stop_reason = NULL, not_before = NULL
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int8[], $7::int8[], $8::int8[],
+                        $9::text[], $10::text[], $11::text[])
+                AS c(id, error, response, current_request, download_file, bytes_received, bytes_sent,
+                     bytes_expected_to_receive, checkpoint, metrics, kind)
+            WHERE t.id = c.id
+            """,
+            [
+                taskIDs, errors, responses, currentRequests, downloadFiles, bytesReceived, bytesSent,
+                bytesExpectedToReceive, checkpoints, metrics, kinds,
+            ]
+        )
     }
 }
 

@@ -49,6 +49,7 @@ extension TransferLedger {
             let locked = try Self.lockOwned(Set(events.map(\.lease) + outcomes.map(\.lease)), instanceID: instanceID, on: connection)
             var batch = EventBatch()
             try Self.record(events, locked: locked, into: &batch, on: connection)
+            var completions = CompletionBatch()
             var lost: Set<LeaseToken> = []
             var completedSessions: Set<String> = []
             for (lease, outcome) in outcomes {
@@ -63,7 +64,7 @@ extension TransferLedger {
                 let isCanceling = try row.decode("state", as: String.self) == TaskState.canceling.rawValue
                 switch outcome {
                 case .completed(let completion):
-                    try completion.write(ref, kind: kind, events: &batch, on: connection)
+                    try completion.write(ref, kind: kind, into: &completions, events: &batch, on: connection)
                     completedSessions.insert(ref.sessionID)
                 case .released(let checkpoint, _, let bytesReceived, let bytesSent) where isCanceling:
                     // Cancelled while being handed back: nobody would claim it any more, so end it here.
@@ -75,7 +76,7 @@ extension TransferLedger {
                     )
                     completion.bytesReceived = bytesReceived
                     completion.bytesSent = bytesSent
-                    try completion.write(ref, kind: kind, events: &batch, on: connection)
+                    try completion.write(ref, kind: kind, into: &completions, events: &batch, on: connection)
                     completedSessions.insert(ref.sessionID)
                 case .released(let checkpoint, let notBefore, let bytesReceived, let bytesSent):
                     try connection.execute(
@@ -89,6 +90,7 @@ extension TransferLedger {
                     batch.notify(NotificationChannel.work, lease.taskID)
                 }
             }
+            try completions.flush(on: connection)
             try SessionInvalidation.finishIfLastTasks(ofSessions: completedSessions, events: &batch, on: connection)
             try batch.flush(on: connection)
             return lost
