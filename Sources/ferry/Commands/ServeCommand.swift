@@ -26,7 +26,7 @@ struct ServeCommand: AsyncParsableCommand {
         logger[metadataKey: "instance"] = .string(settings.instanceID)
 
         let opened = try await DatabaseLauncher(settings: settings, role: .server, logger: logger)
-            .open(poolSize: 16, applicationName: "ferry \(settings.instanceID)")
+            .open(poolSize: settings.databaseConnections, applicationName: "ferry \(settings.instanceID)")
         do {
             try await serve(settings: settings, opened: opened, metrics: metrics, logger: logger)
         } catch {
