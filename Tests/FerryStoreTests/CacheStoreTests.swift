@@ -54,6 +54,21 @@ struct CacheStoreTests {
         }
     }
 
+    @Test("lookups together: answered in their order, nil where nothing is cached, the same key twice found twice")
+    func batchedLookups() async throws {
+        try await StoreFixture.with { fixture in
+            let cache = fixture.database.cache
+            let sessionID = fixture.session.id
+            _ = try await cache.put(
+                ["a", "b"].map { CacheStore.Put(sessionID: sessionID, key: $0, entry: entry(bodyKey: "cch_\($0)")) }, capacity: 1000
+            )
+            let found = try await cache.entries(["b", "missing", "a", "b"].map { CacheStore.Lookup(sessionID: sessionID, key: $0) })
+            #expect(found.map { $0?.bodyKey } == ["cch_b", nil, "cch_a", "cch_b"])
+            let elsewhere = try await cache.entries([CacheStore.Lookup(sessionID: "ses_other", key: "a")])
+            #expect(elsewhere.map { $0?.bodyKey } == [nil])
+        }
+    }
+
     @Test("the bytes a session's cache holds stay exact through puts, replacements of another size, eviction, removal and racing puts")
     func usageFollowsTheEntries() async throws {
         try await StoreFixture.with(poolSize: 8) { fixture in

@@ -15,7 +15,10 @@ final class URLCacheCoordinator: Sendable {
     let blocking: BlockingPool
     let logger: Logger
     private let memory = Mutex<[String: [String: (entry: CachedResponse, body: [UInt8])]]>([:])
-    private let puts: CachePutQueue
+    /// Entries stored by transfers that end together, one transaction (see `CacheStore.put`).
+    private let puts: CoalescingQueue<CacheStore.Put, [String]>
+    /// Lookups of transfers that start together, one statement (see `CacheStore.entries`).
+    private let lookups: CoalescingQueue<CacheStore.Lookup, CachedResponse?>
 
     /// A session's disk cache; URLCache's default capacities are of this order.
     static let diskCapacity: Int64 = 64 * 1024 * 1024
@@ -26,7 +29,8 @@ final class URLCacheCoordinator: Sendable {
     init(store: CacheStore, files: TenantFiles, folders: TenantFolders, blocking: BlockingPool, logger: Logger) {
         self.store = store
         self.folders = folders
-        self.puts = CachePutQueue(store: store, capacity: Self.diskCapacity)
+        self.puts = CoalescingQueue { try await store.put($0, capacity: Self.diskCapacity) }
+        self.lookups = CoalescingQueue { try await store.entries($0) }
         self.files = files
         self.blocking = blocking
         self.logger = logger
@@ -46,7 +50,7 @@ final class URLCacheCoordinator: Sendable {
             entry = memory.withLock { $0[claim.sessionID]?[key]?.entry }
         } else {
             do {
-                entry = try await store.entry(sessionID: claim.sessionID, key: key)
+                entry = try await lookups(CacheStore.Lookup(sessionID: claim.sessionID, key: key))
             } catch {
                 logger.warning("reading the URL cache failed; fetching", metadata: ["error": "\(error)"])
                 entry = nil
@@ -115,7 +119,7 @@ final class URLCacheCoordinator: Sendable {
             return
         }
         do {
-            let dropped = try await puts.put(CacheStore.Put(sessionID: claim.sessionID, key: key, entry: entry))
+            let dropped = try await puts(CacheStore.Put(sessionID: claim.sessionID, key: key, entry: entry))
             await removeBodies(dropped.filter { $0 != entry.bodyKey }, tenantID: claim.tenantID)
         } catch {
             logger.warning("updating the URL cache failed", metadata: ["error": "\(error)"])
@@ -182,7 +186,7 @@ final class URLCacheCoordinator: Sendable {
                     }
                 }
             }
-            let dropped = try await puts.put(CacheStore.Put(sessionID: claim.sessionID, key: key, entry: entry))
+            let dropped = try await puts(CacheStore.Put(sessionID: claim.sessionID, key: key, entry: entry))
             await removeBodies(dropped, tenantID: claim.tenantID)
         } catch {
             logger.warning("storing in the URL cache failed", metadata: ["error": "\(error)"])

@@ -14,12 +14,48 @@ public struct CacheStore: Sendable {
 
     /// The entry for `key`, marked as used now (for least-recently-used eviction).
     public func entry(sessionID: String, key: String) async throws -> CachedResponse? {
-        try await pool.withConnection { connection in
-            try connection.query(
-                "UPDATE cache_entries SET last_used_at = now() WHERE session_id = $1 AND key = $2 RETURNING entry",
-                [sessionID, key]
-            ).first?.decodeJSON("entry", as: CachedResponse.self)
+        try await entries([Lookup(sessionID: sessionID, key: key)])[0]
+    }
+
+    /// A key of a session's cache to look up.
+    public struct Lookup: Sendable {
+        public var sessionID: String
+        public var key: String
+
+        public init(sessionID: String, key: String) {
+            self.sessionID = sessionID
+            self.key = key
         }
+    }
+
+    /// The entries for the lookups, in their order (nil where there is none), each marked as
+    /// used now; one statement for all of them.
+    public func entries(_ lookups: [Lookup]) async throws -> [CachedResponse?] {
+        guard !lookups.isEmpty else { return [] }
+        // Each key once: an UPDATE joins a row to one lookup only, so a second lookup of the same
+        // key in the batch would find nothing.
+        var distinct: [Lookup] = []
+        var position: [String: Int] = [:]
+        let slots = lookups.map { lookup in
+            let identity = lookup.sessionID + " " + lookup.key
+            if let slot = position[identity] { return slot }
+            position[identity] = distinct.count
+            distinct.append(lookup)
+            return distinct.count - 1
+        }
+        let sessions = distinct.map(\.sessionID), keys = distinct.map(\.key)
+        let found = try await pool.withConnection { connection in
+            let rows = try connection.query(
+                "SELECT ordinal, entry FROM cache_entries_use($1::text[], $2::text[])",
+                [sessions, keys]
+            )
+            var found = [CachedResponse?](repeating: nil, count: keys.count)
+            for row in rows {
+                found[Int(try row.decode("ordinal", as: Int64.self)) - 1] = try row.decodeJSON("entry", as: CachedResponse.self)
+            }
+            return found
+        }
+        return slots.map { found[$0] }
     }
 
     /// A response to store under a key of a session's cache.
