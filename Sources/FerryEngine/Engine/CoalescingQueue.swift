@@ -12,9 +12,13 @@ final class CoalescingQueue<Input: Sendable, Output: Sendable>: Sendable {
 
     /// Answers every input of a batch, in order.
     private let perform: @Sendable ([Input]) async throws -> [Output]
+    /// How long the server waits for more before serving a batch: zero for callers who wait on
+    /// the answer, more where nobody does and fewer, larger batches are worth the delay.
+    private let lingering: Duration
     private let state = Mutex<(waiting: [Waiting], isServing: Bool)>(([], false))
 
-    init(perform: @escaping @Sendable ([Input]) async throws -> [Output]) {
+    init(lingering: Duration = .zero, perform: @escaping @Sendable ([Input]) async throws -> [Output]) {
+        self.lingering = lingering
         self.perform = perform
     }
 
@@ -34,6 +38,7 @@ final class CoalescingQueue<Input: Sendable, Output: Sendable>: Sendable {
 
     private func serveWhileWaiting() async {
         while true {
+            if lingering > .zero { try? await Task.sleep(for: lingering) }
             let batch = state.withLock { state in
                 let batch = state.waiting
                 state.waiting.removeAll()
