@@ -21,6 +21,8 @@ extension TransferEngine {
         )
         switch disposition {
         case .abandon:
+            // Nothing is written, so the writer will not ring: the slot is free now.
+            capacityBell.yield()
             return
         case .release(let notBefore, let isWaitingForConnectivity):
             if isWaitingForConnectivity {

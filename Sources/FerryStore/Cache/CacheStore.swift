@@ -51,7 +51,9 @@ public struct CacheStore: Sendable {
             )
             var found = [CachedResponse?](repeating: nil, count: keys.count)
             for row in rows {
-                found[Int(try row.decode("ordinal", as: Int64.self)) - 1] = try row.decodeJSON("entry", as: CachedResponse.self)
+                // An entry this version cannot read is a miss for its lookup alone, not a failure
+                // of every lookup batched with it.
+                found[Int(try row.decode("ordinal", as: Int64.self)) - 1] = try? row.decodeJSON("entry", as: CachedResponse.self)
             }
             return found
         }
@@ -86,8 +88,7 @@ public struct CacheStore: Sendable {
             if let earlier = winner[identity] { dropped[earlier].append(puts[earlier].entry.bodyKey) }
             winner[identity] = index
         }
-        // In session order, so that two puts' transactions update their sessions' cache_usage
-        // rows in the same order and cannot deadlock.
+        // In (session, key) order, the order in which every put then upserts its entries.
         let kept = winner.values.sorted { (puts[$0].sessionID, puts[$0].key) < (puts[$1].sessionID, puts[$1].key) }
         let sessions = kept.map { puts[$0].sessionID }
         let keys = kept.map { puts[$0].key }
@@ -109,6 +110,17 @@ public struct CacheStore: Sendable {
                         ) locks)
                 """,
                 [sessions, keys]
+            )
+            // Then the sessions' cache_usage rows, in session order (made if new): puts into one
+            // session take turns from here on, before either touches an entry, so one's eviction
+            // cannot wait on an entry the other holds while the other waits on the usage row.
+            try connection.execute(
+                """
+                INSERT INTO cache_usage AS u (session_id, bytes)
+                SELECT DISTINCT s, 0 FROM unnest($1::text[]) AS s ORDER BY s
+                ON CONFLICT (session_id) DO UPDATE SET bytes = u.bytes
+                """,
+                [sessions]
             )
             let replaced = try connection.query(
                 """

@@ -6,6 +6,9 @@ CREATE TABLE cache_usage (
     bytes       bigint NOT NULL
 );
 
+-- No instance may change entries between the count and the trigger (older instances keep
+-- running while this migrates): the lock holds them off until the migration commits.
+LOCK TABLE cache_entries IN SHARE ROW EXCLUSIVE MODE;
 INSERT INTO cache_usage (session_id, bytes)
 SELECT session_id, sum(body_size) FROM cache_entries GROUP BY session_id;
 

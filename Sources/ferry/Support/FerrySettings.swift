@@ -19,7 +19,7 @@ struct FerrySettingsOptions: ParsableArguments {
     @Option(help: "Transfer worker threads (FERRY_WORKERS, default: the number of cores).")
     var workers: Int?
 
-    @Option(help: "PostgreSQL connections of this instance (FERRY_DATABASE_CONNECTIONS, default 4 per core, at least 8).")
+    @Option(help: "PostgreSQL connections of this instance (FERRY_DATABASE_CONNECTIONS, default 4 per core, 8 to 64).")
     var databaseConnections: Int?
 
     @Option(help: "CIDRs exempt from the address policy, comma-separated (FERRY_ALLOW_NETWORKS).")
@@ -55,7 +55,7 @@ struct FerrySettingsOptions: ParsableArguments {
                 throw ValidationError("FERRY_DATABASE_CONNECTIONS must be 2 to 512, not \(text).")
             }
             return count
-        } ?? max(8, 4 * ProcessInfo.processInfo.activeProcessorCount)
+        } ?? min(64, max(8, 4 * ProcessInfo.processInfo.activeProcessorCount))
         let allowList: [CIDRBlock]
         do {
             allowList = try AddressPolicy.parseAllowList(value(allowNetworks, "FERRY_ALLOW_NETWORKS") ?? "")
