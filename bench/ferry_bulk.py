@@ -8,8 +8,10 @@ by spaces) from the environment.
       creates one download task (resume: true) per line, N requests in flight on keep-alive
       connections, each creating B tasks (over 1: with POST .../tasks/batch); a line is "URL"
       (in the first session) or "SESSION URL"; prints {"created", "seconds", "failures"} as JSON
-  ferry_bulk.py wait [--timeout S]
-      polls until the sessions have no running or suspended task; prints {"seconds"}
+  ferry_bulk.py wait [--timeout S] [--first-wait-for TASK_ID]
+      polls until the sessions have no running or suspended task; prints {"seconds"}. With
+      --first-wait-for, first long-polls that task (?wait=) until it completes, as a client
+      waiting on its last task would, so the list is polled only for the stragglers
   ferry_bulk.py summary
       pages through the sessions' tasks; prints counts, errors (code and reason) and the span
       from the first creation to the last completion as recorded by Ferry
@@ -108,6 +110,13 @@ def create(args):
 def wait(args):
     connection = connect()
     start = time.monotonic()
+    if args.first_wait_for:
+        while time.monotonic() - start < args.timeout:
+            status, payload = request(connection, "GET", f"/v1/tasks/{args.first_wait_for}?wait=30")
+            if status != 200:
+                sys.exit(f"waiting for {args.first_wait_for} answered {status}: {payload[:300]!r}")
+            if json.loads(payload)["state"] == "completed":
+                break
     pending = list(SESSIONS)
     while pending:
         status, payload = request(connection, "GET", f"/v1/sessions/{pending[0]}/tasks?state=running,suspended,canceling&limit=1")
@@ -172,6 +181,7 @@ def main():
     waiting = commands.add_parser("wait")
     waiting.add_argument("--timeout", type=float, default=3600)
     waiting.add_argument("--interval", type=float, default=0.02)
+    waiting.add_argument("--first-wait-for", help="a task to long-poll until it completes before polling the list")
     commands.add_parser("summary")
     args = parser.parse_args()
     {"create": create, "wait": wait, "summary": summary}[args.command](args)
