@@ -9,6 +9,9 @@ enum JSONBody {
     static let smallLimit = 64 * 1024
     /// Task creation carries inline bodies (base64) of up to `TaskCreation.maximumInlineBodyBytes`.
     static let taskLimit = TaskCreation.maximumInlineBodyBytes * 4 / 3 + 64 * 1024
+    /// A batch of up to a thousand tasks with headers and descriptions; their inline request
+    /// bodies share it (a body as large as a single creation allows goes alone).
+    static let batchLimit = 8 * 1024 * 1024
 
     /// The raw bytes, for fingerprinting, and the parsed document.
     static func read(_ request: Request, limit: Int) async throws -> (bytes: [UInt8], value: JSONValue) {

@@ -10,9 +10,6 @@ import Hummingbird
 struct TaskBatchRoutes {
     let services: APIServices
 
-    /// A thousand tasks with headers and descriptions; inline request bodies share it.
-    static let bodyLimit = 8 * 1024 * 1024
-
     private struct BatchView: Encodable {
         var data: [TaskView]
     }
@@ -21,7 +18,7 @@ struct TaskBatchRoutes {
         router.post("sessions/:sessionID/tasks/batch") { request, context in
             let sessionID = try context.parameters.require("sessionID")
             let idempotencyKey = try TaskRoutes.idempotencyKey(of: request)
-            let (bytes, body) = try await JSONBody.read(request, limit: Self.bodyLimit)
+            let (bytes, body) = try await JSONBody.read(request, limit: JSONBody.batchLimit)
             let items = try readItems(body)
             if items.contains(where: { $0.creation.kind == .download }) {
                 try await QuotaGuard(tenants: services.database.tenants).checkStorage(for: context.tenant)

@@ -34,20 +34,24 @@ extension TransferEngine {
                 bytesReceived: checkpoint?.bytesOnDisk ?? 0, bytesSent: 0
             ))]))
         case .complete(let policyError, let attachesResumeData):
-            // The transfer's last progress and data come before anything about its end (the
-            // writer still commits them with the end).
-            let lastEvents = (Self.lastWriteDataEvent(of: ended).map { [$0] } ?? []) + DataEvents.remainder(of: ended)
-            if !lastEvents.isEmpty { writer.enqueue(.events(lastEvents)) }
+            // The transfer's last progress and data come before anything about its end, and are
+            // written in the end's transaction.
+            var lastEvents = (Self.lastWriteDataEvent(of: ended).map { [$0] } ?? []) + DataEvents.remainder(of: ended)
             let completion = await completion(of: ended, error: policyError, attachesResumeData: attachesResumeData)
-            // A data task's `willCacheResponse` comes before its `didCompleteWithError`. A
-            // download's response is stored once its end is queued: nothing its delegate hears
-            // depends on it, and the next transfer of its connection need not wait.
+            // A data task's `willCacheResponse` comes before its `didCompleteWithError` (and
+            // after its last data), so its response is stored before the end is queued. A
+            // download's is stored after: nothing its delegate hears depends on it, and the next
+            // transfer of its connection need not wait.
             let storesResponse = Self.storesResponse(of: ended, completion)
             let storesFirst = claim.kind != .download
-            if storesResponse, storesFirst { await updateCache(after: ended, downloadFile: completion.downloadFile) }
+            if storesResponse, storesFirst {
+                if !lastEvents.isEmpty { writer.enqueue(.events(lastEvents)) }
+                lastEvents = []
+                await updateCache(after: ended, downloadFile: completion.downloadFile, deferred: false)
+            }
             await removeBodyStreams(of: ended.job)
-            writer.enqueue(.finish([(ended.job.lease, .completed(completion))]))
-            if storesResponse, !storesFirst { await updateCache(after: ended, downloadFile: completion.downloadFile) }
+            writer.enqueue(.finish([(ended.job.lease, .completed(completion))], after: lastEvents))
+            if storesResponse, !storesFirst { await updateCache(after: ended, downloadFile: completion.downloadFile, deferred: true) }
         }
     }
 
@@ -177,14 +181,15 @@ extension TransferEngine {
     }
 
     /// Stores a cacheable response and applies an unsafe method's invalidation.
-    private func updateCache(after ended: EndedTransfer, downloadFile: String?) async {
+    /// `deferred`: the end is queued already and nothing waits on the store.
+    private func updateCache(after ended: EndedTransfer, downloadFile: String?, deferred: Bool) async {
         await urlCache.invalidate(after: ended)
         guard ended.job.cache != nil else { return }
         var body = ended.responseBody.map(URLCacheCoordinator.Body.bytes)
         if let downloadFile, let path = try? files.path(.downloads, tenantID: ended.job.claim.tenantID, name: downloadFile) {
             body = .file(path: path, size: ended.bytesReceived)
         }
-        if let body { await urlCache.storeIfAllowed(ended, body: body) { await self.mayCache($0, for: ended) } }
+        if let body { await urlCache.storeIfAllowed(ended, body: body, deferred: deferred) { await self.mayCache($0, for: ended) } }
     }
 
     /// A finished download whose bytes came from the cache: written and renamed into place like any other.

@@ -4,8 +4,9 @@ import FerryStore
 import Foundation
 
 extension TransferEngine {
-    /// Claims work whenever there may be some: a task became runnable anywhere (NOTIFY), a slot
-    /// freed up here, or a second passed (for delayed tasks and retries coming due).
+    /// Claims work whenever there may be some: a task became runnable anywhere (NOTIFY), an end
+    /// was written here (the capacity bell), or a second passed (for delayed tasks and retries
+    /// coming due).
     func runScheduler() async {
         let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         await withTaskGroup(of: Void.self) { group in
@@ -45,17 +46,27 @@ extension TransferEngine {
                 logger.warning("claiming tasks failed", metadata: ["error": "\(error)"])
                 return
             }
-            // Each waits for its files and its URL cache lookup: side by side.
-            await withTaskGroup(of: Void.self) { group in
-                for claim in claims {
-                    group.addTask { await self.dispatch(claim) }
+            // Shutdown waits for these too: each is leased, and must start or be handed back.
+            dispatching.add(claims.count, ordering: .acquiringAndReleasing)
+            // Each waits for its files and its URL cache lookup: side by side. They are admitted
+            // afterwards in claim order (priority, then age), which decides who waits for a
+            // connection.
+            let jobs = await withTaskGroup(of: (Int, TransferJob?).self) { group in
+                for (index, claim) in claims.enumerated() {
+                    group.addTask { (index, await self.prepare(claim)) }
                 }
+                var jobs = [TransferJob?](repeating: nil, count: claims.count)
+                for await (index, job) in group { jobs[index] = job }
+                return jobs
             }
+            for job in jobs.compactMap({ $0 }) { admit(job) }
+            dispatching.subtract(claims.count, ordering: .acquiringAndReleasing)
             if claims.count < limit { return }
         }
     }
 
-    private func dispatch(_ claim: ClaimedTask) async {
+    /// The claim's job, ready to start; nil when it ended without a transfer (reported here).
+    private func prepare(_ claim: ClaimedTask) async -> TransferJob? {
         var job: TransferJob
         do {
             job = try await makeJob(claim)
@@ -68,7 +79,7 @@ extension TransferEngine {
             )
             let failure = TransferError(code: .cannotCreateFile, failingURL: claim.originalRequest.url, reason: "the task's files cannot be prepared")
             reportSink.yield(.ended(EndedTransfer.notStarted(placeholder, end: .failed(failure))))
-            return
+            return nil
         }
         subscribe(&job)
         if let (decision, context) = await urlCache.decide(for: job, cookies: job.claim.cookies) {
@@ -76,22 +87,29 @@ extension TransferEngine {
             switch decision {
             case .useCached:
                 reportSink.yield(.ended(.answeredFromCache(job)))
-                return
+                return nil
             case .failNotCached:
                 let error = TransferError(
                     code: CacheLookup.notCachedError, failingURL: claim.originalRequest.url,
                     reason: "the cache policy forbids loading and the URL cache has no response for this request"
                 )
                 reportSink.yield(.ended(.notStarted(job, end: .failed(error))))
-                return
+                return nil
             case .revalidate, .fetch:
                 break
             }
         }
+        return job
+    }
+
+    /// Starts the job, keeps it waiting for a connection to its host, or, once shutdown has
+    /// begun, hands it back.
+    private func admit(_ job: TransferJob) {
+        let claim = job.claim
         let url = claim.checkpoint?.url ?? claim.originalRequest.url
         let host = HostKey(sessionID: claim.sessionID, host: (try? CurlURL(parsing: url).host) ?? url)
         let limit = claim.configuration.httpMaximumConnectionsPerHost
-        // Claims are prepared side by side: one may reach here after shutdown has begun.
+        // Preparing waits (files, the URL cache): shutdown may have begun since the claim.
         switch book.withLock({ $0.admit(job, host: host, limit: limit) }) {
         case .start(let worker):
             workers.withLock { $0[worker] }.send(.start(job))

@@ -26,7 +26,8 @@ public final class TransferEngine: Service, Sendable {
     let workers = Mutex<[TransferWorker]>([])
     let reports: AsyncStream<WorkerReport>
     let reportSink: AsyncStream<WorkerReport>.Continuation
-    /// Rung when capacity frees up, so the scheduler claims again without waiting for a tick.
+    /// Rung when a transfer's end is written (or dropped unwritten), when its lease stops counting
+    /// against its host and tenant, so the scheduler claims again without waiting for a tick.
     let capacityBell: AsyncStream<Void>.Continuation
     let capacityRings: AsyncStream<Void>
     /// Ephemeral sessions' cookies: in this instance's memory only, as URLSession keeps them.
@@ -34,6 +35,8 @@ public final class TransferEngine: Service, Sendable {
     let urlCache: URLCacheCoordinator
     /// Outcomes being finalised (files synced and renamed) but not yet queued for writing.
     let finalizing = Atomic<Int>(0)
+    /// Claimed tasks being prepared, not yet started, waiting or reported ended.
+    let dispatching = Atomic<Int>(0)
     let folders: TenantFolders
 
     public init(
@@ -130,7 +133,8 @@ public final class TransferEngine: Service, Sendable {
 
         let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
         while ContinuousClock.now < deadline {
-            let busy = book.withLock { $0.heldCount } > 0 || finalizing.load(ordering: .acquiring) > 0 || !writer.isIdle
+            let busy = book.withLock { $0.heldCount } > 0 || finalizing.load(ordering: .acquiring) > 0
+                || dispatching.load(ordering: .acquiring) > 0 || !writer.isIdle
             if !busy { return }
             try? await Task.sleep(for: .milliseconds(20))
         }
@@ -176,10 +180,8 @@ public final class TransferEngine: Service, Sendable {
         }
     }
 
-    /// Frees the transfer's slot and starts a job that waited for it. The scheduler is not
-    /// woken here: the task's lease counts against its host and tenant until its end commits,
-    /// so a claim now would mostly find nothing (two claims in three did, in the small-downloads
-    /// benchmark). The writer rings once the end is written.
+    /// Frees the transfer's slot and starts a job that waited for it. The scheduler is woken
+    /// later, by the capacity bell, once the end is written.
     private func transferLeftWorker(_ taskID: String) {
         if let (job, worker) = book.withLock({ $0.release(taskID: taskID) }) {
             workers.withLock { $0[worker] }.send(.start(job))

@@ -17,10 +17,10 @@ final class URLCacheCoordinator: Sendable {
     private let memory = Mutex<[String: [String: (entry: CachedResponse, body: [UInt8])]]>([:])
     /// Entries stored by transfers that end together, one transaction (see `CacheStore.put`).
     private let puts: CoalescingQueue<CacheStore.Put, [String]>
-    /// Finished downloads' entries, stored after their ends are queued: nothing waits on them,
-    /// so they gather for 20 ms and share fewer transactions (a thousand small downloads took
-    /// about 200 put transactions without it).
-    private let downloadPuts: CoalescingQueue<CacheStore.Put, [String]>
+    /// Entries stored after their transfers' ends are queued (finished downloads'): nothing
+    /// waits on them, so they gather for 20 ms and share fewer transactions (a thousand small
+    /// downloads took about 200 put transactions without it).
+    private let deferredPuts: CoalescingQueue<CacheStore.Put, [String]>
     /// Lookups of transfers that start together, one statement (see `CacheStore.entries`).
     private let lookups: CoalescingQueue<CacheStore.Lookup, CachedResponse?>
 
@@ -34,7 +34,7 @@ final class URLCacheCoordinator: Sendable {
         self.store = store
         self.folders = folders
         self.puts = CoalescingQueue { try await store.put($0, capacity: Self.diskCapacity) }
-        self.downloadPuts = CoalescingQueue(lingering: .milliseconds(20)) { try await store.put($0, capacity: Self.diskCapacity) }
+        self.deferredPuts = CoalescingQueue(lingering: .milliseconds(20)) { try await store.put($0, capacity: Self.diskCapacity) }
         self.lookups = CoalescingQueue { try await store.entries($0) }
         self.files = files
         self.blocking = blocking
@@ -100,7 +100,7 @@ final class URLCacheCoordinator: Sendable {
         }
     }
 
-    func storeIfAllowed(_ ended: EndedTransfer, body: Body, approve: (CachedResponse) async -> Bool) async {
+    func storeIfAllowed(_ ended: EndedTransfer, body: Body, deferred: Bool, approve: (CachedResponse) async -> Bool) async {
         let claim = ended.job.claim
         guard let context = ended.job.cache, let head = ended.finalHead, ended.redirectFree,
               body.size <= Self.maximumEntrySize(ephemeral: claim.configuration.kind == .ephemeral)
@@ -114,7 +114,7 @@ final class URLCacheCoordinator: Sendable {
             responseTime: ended.responseTime, bodyKey: bodyKey, bodySize: body.size
         )
         guard await approve(entry) else { return }
-        await put(entry, body: body, key: context.key, claim: claim)
+        await put(entry, body: body, key: context.key, claim: claim, deferred: deferred)
     }
 
     /// Stores an entry revalidated by a 304 (same body, refreshed head).
@@ -153,7 +153,7 @@ final class URLCacheCoordinator: Sendable {
         memory.withLock { $0[sessionID] = nil }
     }
 
-    private func put(_ entry: CachedResponse, body: Body, key: String, claim: ClaimedTask) async {
+    private func put(_ entry: CachedResponse, body: Body, key: String, claim: ClaimedTask, deferred: Bool) async {
         if claim.configuration.kind == .ephemeral {
             let bytes: [UInt8]
             switch body {
@@ -191,7 +191,7 @@ final class URLCacheCoordinator: Sendable {
                     }
                 }
             }
-            let queue = if case .file = body { downloadPuts } else { puts }
+            let queue = deferred ? deferredPuts : puts
             let dropped = try await queue(CacheStore.Put(sessionID: claim.sessionID, key: key, entry: entry))
             await removeBodies(dropped, tenantID: claim.tenantID)
         } catch {

@@ -32,19 +32,8 @@ public struct CacheStore: Sendable {
     /// used now; one statement for all of them.
     public func entries(_ lookups: [Lookup]) async throws -> [CachedResponse?] {
         guard !lookups.isEmpty else { return [] }
-        // Each key once: an UPDATE joins a row to one lookup only, so a second lookup of the same
-        // key in the batch would find nothing.
-        var distinct: [Lookup] = []
-        var position: [String: Int] = [:]
-        let slots = lookups.map { lookup in
-            let identity = lookup.sessionID + " " + lookup.key
-            if let slot = position[identity] { return slot }
-            position[identity] = distinct.count
-            distinct.append(lookup)
-            return distinct.count - 1
-        }
-        let sessions = distinct.map(\.sessionID), keys = distinct.map(\.key)
-        let found = try await pool.withConnection { connection in
+        let sessions = lookups.map(\.sessionID), keys = lookups.map(\.key)
+        return try await pool.withConnection { connection in
             let rows = try connection.query(
                 "SELECT ordinal, entry FROM cache_entries_use($1::text[], $2::text[])",
                 [sessions, keys]
@@ -57,7 +46,6 @@ public struct CacheStore: Sendable {
             }
             return found
         }
-        return slots.map { found[$0] }
     }
 
     /// A response to store under a key of a session's cache.
@@ -88,40 +76,20 @@ public struct CacheStore: Sendable {
             if let earlier = winner[identity] { dropped[earlier].append(puts[earlier].entry.bodyKey) }
             winner[identity] = index
         }
-        // In (session, key) order, the order in which every put then upserts its entries.
+        // In (session, key) order: usage rows are locked, and entries upserted, in one order.
         let kept = winner.values.sorted { (puts[$0].sessionID, puts[$0].key) < (puts[$1].sessionID, puts[$1].key) }
         let sessions = kept.map { puts[$0].sessionID }
         let keys = kept.map { puts[$0].key }
         let entries = try kept.map { try JSONColumn.encode(puts[$0].entry).text }
         let firstOfSession = Dictionary(kept.map { (puts[$0].sessionID, $0) }) { first, _ in first }
         let replaced = try await pool.withRetriedTransaction { connection in
-            // Two transfers of the same URL may end together on different instances: one at a
-            // time per key (locked in a fixed order), so the second replaces the first's entry
-            // and learns its body to remove.
-            // These statements find entries by key only. Planning them for every put (which
-            // PostgreSQL chose, with arrays for parameters) cost as much as running them, and
-            // right after a burst the statistics would have them scan the whole cache: generic
-            // plans, without sequential scans, for this transaction.
-            try connection.execute(
-                """
-                SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true),
-                       (SELECT count(pg_advisory_xact_lock(h)) FROM (
-                            SELECT DISTINCT hashtextextended(s || ' ' || k, 0) AS h FROM unnest($1::text[], $2::text[]) AS u(s, k) ORDER BY h
-                        ) locks)
-                """,
-                [sessions, keys]
-            )
-            // Then the sessions' cache_usage rows, in session order (made if new): puts into one
-            // session take turns from here on, before either touches an entry, so one's eviction
-            // cannot wait on an entry the other holds while the other waits on the usage row.
-            try connection.execute(
-                """
-                INSERT INTO cache_usage AS u (session_id, bytes)
-                SELECT DISTINCT s, 0 FROM unnest($1::text[]) AS s ORDER BY s
-                ON CONFLICT (session_id) DO UPDATE SET bytes = u.bytes
-                """,
-                [sessions]
-            )
+            // First the sessions' cache_usage rows, in session order (made if new). Puts into a
+            // session take turns from here on, before either touches an entry: two transfers of
+            // the same URL ending together on different instances store one after the other, the
+            // second replacing the first's entry and learning its body to remove, and one put's
+            // eviction cannot wait on an entry another holds.
+            try connection.execute("SELECT \(IndexedPlans.settings)")
+            try Self.lockUsage(ofSessions: sessions, on: connection)
             let replaced = try connection.query(
                 """
                 WITH new AS (
@@ -168,15 +136,37 @@ public struct CacheStore: Sendable {
 
     public func remove(sessionID: String, keys: [String]) async throws -> [String] {
         guard !keys.isEmpty else { return [] }
-        return try await pool.withConnection { connection in
-            try connection.query(
+        return try await pool.withRetriedTransaction { connection in
+            try Self.lockUsage(ofSession: sessionID, on: connection)
+            return try connection.query(
                 "DELETE FROM cache_entries WHERE session_id = $1 AND key = ANY($2) RETURNING body_key", [sessionID, keys]
             ).map { try $0.decode(0, as: String.self) }
         }
     }
 
     static func clear(sessionID: String, on connection: PostgresConnection) throws -> [String] {
-        try connection.query("DELETE FROM cache_entries WHERE session_id = $1 RETURNING body_key", [sessionID])
+        try lockUsage(ofSession: sessionID, on: connection)
+        return try connection.query("DELETE FROM cache_entries WHERE session_id = $1 RETURNING body_key", [sessionID])
             .map { try $0.decode(0, as: String.self) }
+    }
+
+    /// Locks the sessions' cache_usage rows (making those missing), in session order, before the
+    /// transaction touches their entries: whatever changes entries of a session (a put, a
+    /// removal, clearing) takes its turn here, so none waits on an entry while holding the
+    /// usage row another needs (the trigger updates it after each entry).
+    private static func lockUsage(ofSessions sessionIDs: [String], on connection: PostgresConnection) throws {
+        try connection.execute(
+            """
+            INSERT INTO cache_usage AS u (session_id, bytes)
+            SELECT DISTINCT s, 0 FROM unnest($1::text[]) AS s ORDER BY s
+            ON CONFLICT (session_id) DO UPDATE SET bytes = u.bytes
+            """,
+            [sessionIDs]
+        )
+    }
+
+    /// `lockUsage(ofSessions:)` for removing entries: a session without a usage row has none.
+    private static func lockUsage(ofSession sessionID: String, on connection: PostgresConnection) throws {
+        try connection.execute("SELECT 1 FROM cache_usage WHERE session_id = $1 FOR UPDATE", [sessionID])
     }
 }

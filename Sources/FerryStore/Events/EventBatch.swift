@@ -70,30 +70,30 @@ struct EventBatch {
         let payloads = pending.map { EventWriter.payload($0.data, sessionID: $0.task.sessionID, taskID: $0.task.taskID) }
         let inserted = try connection.query(
             """
-            WITH counts AS (
-                SELECT * FROM unnest($1::text[], $2::int8[]) AS c(task_id, n)
+            WITH appended_to AS (
+                SELECT * FROM unnest($1::text[]) AS c(task_id)
             ), taken AS (
                 -- Each task's events continue from its last one. The task's row is locked by this
                 -- transaction, so nobody else appends to it until commit (and a race would break
                 -- events_task_sequence, not the order). A counter on the task row cost a new
                 -- version of that wide row, with every one of its indexes, per batch.
                 SELECT t.id, coalesce((SELECT max(e.sequence) FROM events e WHERE e.task_id = t.id), 0) + 1 AS first
-                FROM counts c JOIN tasks t ON t.id = c.task_id
+                FROM appended_to c JOIN tasks t ON t.id = c.task_id
             ), inserted AS (
                 INSERT INTO events (id, tenant_id, session_id, task_id, sequence, type, data, decided_by)
                 SELECT e.id, e.tenant_id, e.session_id, e.task_id, taken.first + e.nth, e.type,
                        e.data::jsonb || jsonb_build_object('sequence', taken.first + e.nth), e.decided_by
-                FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::int8[], $8::text[], $9::text[], $10::text[])
+                FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::int8[], $7::text[], $8::text[], $9::text[])
                      WITH ORDINALITY AS e(id, tenant_id, session_id, task_id, nth, type, data, decided_by, ordinal)
                 JOIN taken ON taken.id = e.task_id
                 ORDER BY e.ordinal
                 RETURNING 1
             )
             SELECT (SELECT count(*) FROM inserted) AS inserted,
-                   (SELECT count(pg_notify(n.channel, n.payload)) FROM unnest($11::text[], $12::text[]) AS n(channel, payload)) AS notified
+                   (SELECT count(pg_notify(n.channel, n.payload)) FROM unnest($10::text[], $11::text[]) AS n(channel, payload)) AS notified
             """,
             [
-                taskOrder, taskOrder.map { perTask[$0] ?? 0 },
+                taskOrder,
                 pending.map(\.id), pending.map(\.task.tenantID), pending.map(\.task.sessionID), pending.map(\.task.taskID),
                 nth, pending.map(\.type.rawValue), payloads, pending.map(\.decidedBy),
                 notifications.map(\.channel), notifications.map(\.payload),

@@ -58,7 +58,9 @@ public struct TaskCompletion: Sendable {
         _ ref: EventWriter.TaskRef, kind: TaskKind, into completions: inout CompletionBatch, events: inout EventBatch,
         on connection: PostgresConnection
     ) throws {
-        try completions.append(self, taskID: ref.taskID)
+        // Encoded once, for the column and the event.
+        let responseJSON = try response.map { try JSONValue(encoding: $0) }
+        try completions.append(self, response: responseJSON, taskID: ref.taskID)
         if let responseBody {
             try connection.execute(
                 """
@@ -77,7 +79,7 @@ public struct TaskCompletion: Sendable {
             events.append(.taskDidFinishCollectingMetrics, for: ref, data: ["metrics": metrics])
         }
         var data: [String: JSONValue] = ["error": TaskEventData.error(error)]
-        if let response { data["response"] = (try? JSONValue(encoding: response)) ?? .null }
+        if let responseJSON { data["response"] = responseJSON }
         events.append(.taskDidCompleteWithError, for: ref, data: data)
         events.notify(NotificationChannel.taskCompleted, ref.taskID)
     }
@@ -99,10 +101,11 @@ struct CompletionBatch {
     /// "download" for a data task that became one (`becomeDownload`), nil to keep the kind.
     private var kinds: [String?] = []
 
-    mutating func append(_ completion: TaskCompletion, taskID: String) throws {
+    /// `response` is the completion's, encoded.
+    mutating func append(_ completion: TaskCompletion, response: JSONValue?, taskID: String) throws {
         taskIDs.append(taskID)
         errors.append(try JSONColumn.encodeOptional(completion.error)?.text)
-        responses.append(try JSONColumn.encodeOptional(completion.response)?.text)
+        responses.append(response.map { String(decoding: $0.serialized(), as: UTF8.self) })
         currentRequests.append(try JSONColumn.encodeOptional(completion.currentRequest)?.text)
         downloadFiles.append(completion.downloadFile)
         bytesReceived.append(completion.bytesReceived)

@@ -35,23 +35,8 @@ extension TaskStore {
                 bytesToSend: Int64(item.creation.requestBody?.count ?? 0), idempotencyKey: keys?[index], host: item.host
             )
         }
-        do {
-            return try await pool.withTransaction { connection in
-                if let keys, let existing = try Self.findIdempotent(
-                    tenantID: tenantID, sessionID: sessionID, keys: keys, fingerprint: fingerprint, on: connection
-                ) {
-                    return (existing, false)
-                }
-                return (try Self.insert(newTasks, tenantID: tenantID, sessionID: sessionID, fingerprint: fingerprint, on: connection), true)
-            }
-        } catch let error as PostgresError where error.isUniqueViolation && keys != nil {
-            // Two requests with the same key raced; the other one created the tasks.
-            return try await pool.withConnection { connection in
-                guard let keys, let existing = try Self.findIdempotent(
-                    tenantID: tenantID, sessionID: sessionID, keys: keys, fingerprint: fingerprint, on: connection
-                ) else { throw error }
-                return (existing, false)
-            }
+        return try await createOnce(tenantID: tenantID, sessionID: sessionID, keys: keys, fingerprint: fingerprint) { connection in
+            try Self.insert(newTasks, tenantID: tenantID, sessionID: sessionID, fingerprint: fingerprint, on: connection)
         }
     }
 }

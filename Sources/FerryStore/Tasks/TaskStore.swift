@@ -58,50 +58,64 @@ public struct TaskStore: Sendable {
             }
             return (task, true)
         }
-        let keys = origin.idempotencyKey.map { [$0] }
+        let (tasks, created) = try await createOnce(
+            tenantID: tenantID, sessionID: sessionID, keys: origin.idempotencyKey.map { [$0] }, fingerprint: origin.fingerprint
+        ) { connection in
+            if let previousTask = origin.adoptsPartialFileOf, let partialFile = origin.checkpoint?.partialFile {
+                let adopted = try connection.query(
+                    """
+                    UPDATE tasks SET checkpoint = NULL
+                    WHERE id = $1 AND tenant_id = $2 AND state = 'completed' AND checkpoint->>'partialFile' = $3
+                    RETURNING id
+                    """,
+                    [previousTask, tenantID, partialFile]
+                )
+                guard !adopted.isEmpty else {
+                    throw StoreError.conflict("This resume data was already used, or its partial file is no longer kept.")
+                }
+            }
+            var task = newTask
+            if let blobID {
+                guard let blob = try connection.query(
+                    "SELECT size FROM blobs WHERE tenant_id = $1 AND id = $2", [tenantID, blobID]
+                ).first else {
+                    throw StoreError.invalidReference(field: "body.blob", message: "there is no blob \(blobID); upload it with PUT /v1/blobs first.")
+                }
+                task.bytesToSend = try blob.decode("size", as: Int64.self)
+                task.request.httpBodyLength = task.bytesToSend
+            }
+            let created = try Self.insert([task], tenantID: tenantID, sessionID: sessionID, fingerprint: origin.fingerprint, on: connection)
+            if let delegate = creation.delegate {
+                try WebhookEndpointRows.attach(delegate, toTask: created[0].id, sessionID: sessionID, tenantID: tenantID, on: connection)
+            }
+            return created
+        }
+        return (tasks[0], created)
+    }
+
+    /// Runs `create` in a transaction, unless the idempotency keys (one per task) already made
+    /// their tasks with the same request: then returns those (`created` false), also when a
+    /// request with the same keys raced this one and won.
+    func createOnce(
+        tenantID: String, sessionID: String, keys: [String]?, fingerprint: [UInt8]?,
+        _ create: @escaping @Sendable (PostgresConnection) throws -> [TaskRecord]
+    ) async throws -> (tasks: [TaskRecord], created: Bool) {
         do {
             return try await pool.withTransaction { connection in
                 if let keys, let existing = try Self.findIdempotent(
-                    tenantID: tenantID, sessionID: sessionID, keys: keys, fingerprint: origin.fingerprint, on: connection
+                    tenantID: tenantID, sessionID: sessionID, keys: keys, fingerprint: fingerprint, on: connection
                 ) {
-                    return (existing[0], false)
+                    return (existing, false)
                 }
-                if let previousTask = origin.adoptsPartialFileOf, let partialFile = origin.checkpoint?.partialFile {
-                    let adopted = try connection.query(
-                        """
-                        UPDATE tasks SET checkpoint = NULL
-                        WHERE id = $1 AND tenant_id = $2 AND state = 'completed' AND checkpoint->>'partialFile' = $3
-                        RETURNING id
-                        """,
-                        [previousTask, tenantID, partialFile]
-                    )
-                    guard !adopted.isEmpty else {
-                        throw StoreError.conflict("This resume data was already used, or its partial file is no longer kept.")
-                    }
-                }
-                var task = newTask
-                if let blobID {
-                    guard let blob = try connection.query(
-                        "SELECT size FROM blobs WHERE tenant_id = $1 AND id = $2", [tenantID, blobID]
-                    ).first else {
-                        throw StoreError.invalidReference(field: "body.blob", message: "there is no blob \(blobID); upload it with PUT /v1/blobs first.")
-                    }
-                    task.bytesToSend = try blob.decode("size", as: Int64.self)
-                    task.request.httpBodyLength = task.bytesToSend
-                }
-                let created = try Self.insert([task], tenantID: tenantID, sessionID: sessionID, fingerprint: origin.fingerprint, on: connection)[0]
-                if let delegate = creation.delegate {
-                    try WebhookEndpointRows.attach(delegate, toTask: created.id, sessionID: sessionID, tenantID: tenantID, on: connection)
-                }
-                return (created, true)
+                return (try create(connection), true)
             }
         } catch let error as PostgresError where error.isUniqueViolation && keys != nil {
-            // Two requests with the same key raced; the other one created the task.
+            // Two requests with the same keys raced; the other one created the tasks.
             return try await pool.withConnection { connection in
                 guard let keys, let existing = try Self.findIdempotent(
-                    tenantID: tenantID, sessionID: sessionID, keys: keys, fingerprint: origin.fingerprint, on: connection
+                    tenantID: tenantID, sessionID: sessionID, keys: keys, fingerprint: fingerprint, on: connection
                 ) else { throw error }
-                return (existing[0], false)
+                return (existing, false)
             }
         }
     }

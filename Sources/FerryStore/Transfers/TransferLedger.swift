@@ -40,18 +40,8 @@ public struct TransferLedger: Sendable {
         let instanceID = self.instanceID
         let leaseSeconds = self.leaseSeconds
         return try await pool.withTransaction { connection in
-            // The claim must read tasks through its indexes only. Right after a burst of new or
-            // updated tasks the statistics lag behind (autovacuum has not analyzed yet), and the
-            // planner would scan the whole table, dead rows and all, under the claim lock. With
-            // sequential scans off, the plan is index-driven whatever the statistics say, so a
-            // generic plan serves: planning this statement costs more than running it.
-            try connection.execute(
-                """
-                SELECT pg_advisory_xact_lock($1), set_config('enable_seqscan', 'off', true),
-                       set_config('plan_cache_mode', 'force_generic_plan', true)
-                """,
-                [Self.claimLockKey]
-            )
+            // The claim reads tasks through its indexes only, under the claim lock.
+            try connection.execute("SELECT pg_advisory_xact_lock($1), \(IndexedPlans.settings)", [Self.claimLockKey])
             let claimed = try connection.query(
                 """
                 WITH RECURSIVE host_groups AS (

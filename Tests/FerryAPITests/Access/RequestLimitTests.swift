@@ -15,6 +15,7 @@ struct RequestLimitTests {
         OversizedBody(route: "/admin/v1/tenants", bytes: 64 * 1024 + 1),
         OversizedBody(route: "/v1/sessions", bytes: 64 * 1024 + 1),
         OversizedBody(route: "/v1/sessions/{session}/tasks", bytes: 8 * 1024 * 1024 * 4 / 3 + 64 * 1024 + 1),
+        OversizedBody(route: "/v1/sessions/{session}/tasks/batch", bytes: 8 * 1024 * 1024 + 1),
         OversizedBody(route: "/v1/tasks/{task}/cancel", bytes: 64 * 1024 + 1),
     ]
 

@@ -71,6 +71,7 @@ struct TenantRoute: Sendable, CustomTestStringConvertible {
         TenantRoute(.get, "/v1/sessions/{session}"),
         TenantRoute(.get, "/v1/sessions/{session}/tasks"),
         TenantRoute(.post, "/v1/sessions/{session}/tasks", body: ["kind": "data", "request": ["url": "http://example.com/a"]]),
+        TenantRoute(.post, "/v1/sessions/{session}/tasks/batch", body: ["tasks": [["kind": "data", "request": ["url": "http://example.com/a"]]]]),
         TenantRoute(.post, "/v1/sessions/{session}/finishTasksAndInvalidate"),
         TenantRoute(.post, "/v1/sessions/{session}/invalidateAndCancel"),
         TenantRoute(.post, "/v1/sessions/{session}/reset"),

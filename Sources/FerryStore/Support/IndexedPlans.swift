@@ -1,0 +1,12 @@
+/// For the rest of a transaction: statements read through their indexes only, with plans made
+/// once (generic) rather than for every execution.
+///
+/// Right after a burst of new or updated rows the statistics lag behind (autovacuum has not
+/// analyzed yet), and the planner would scan whole tables, dead rows and all, while the
+/// transaction holds its locks. With sequential scans off, plans of statements that find rows by
+/// key are index-driven whatever the statistics say, so a generic plan serves; planning such a
+/// statement on every execution cost as much as running it.
+enum IndexedPlans {
+    /// Select-list items to put in the transaction's first statement (no extra round trip).
+    static let settings = "set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)"
+}
