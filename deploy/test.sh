@@ -11,7 +11,18 @@ swift build --build-tests
 # and webhook deliveries with latency bounds; on a 2-core machine hundreds of them in flight
 # starve each other, so the width is bounded (override by exporting the variable).
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-4}"
-swift test --skip-build "$@"
+# CI keeps only the end of what a run prints, and hundreds of tests finish after a failing one:
+# on failure the run ends by repeating every failure line, so they are what CI shows.
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+if ! swift test --skip-build "$@" 2>&1 | tee "$log"; then
+    echo
+    echo "=== what failed (repeated from above) ==="
+    grep -a '✘' "$log" | head -200 || true
+    # A crash ends the run without a ✘ line for the test that crashed.
+    grep -a -E 'Fatal error|exited with (signal|unexpected)' "$log" | head -20 || true
+    exit 1
+fi
 # The API fuzzed from its own OpenAPI document: no 5xx, no answer the document does not allow.
 # Only for the whole suite (not with --filter). A fixed seed keeps CI reproducible; set
 # SCHEMATHESIS_SEED to another number to explore further.
