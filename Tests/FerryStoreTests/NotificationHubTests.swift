@@ -107,6 +107,58 @@ struct NotificationHubTests {
             }
         }
     }
+
+    @Test("subscribers cancelled while notifications pour in: neither side waits on the other")
+    func cancellingWhileBroadcasting() async throws {
+        // A deadlock here stops every thread of the cooperative pool, and with them any time
+        // limit of the test library: a plain thread turns it into a crash that names itself.
+        let watchdog = Watchdog(after: 120, "NotificationHub deadlocked: subscribers cancelled during a broadcast")
+        defer { watchdog.disarm() }
+        try await StoreFixture.with { fixture in
+            try await withHub(fixture) { running in
+                let hub = running.hub
+                let pouring = Task {
+                    for round in 0..<40 {
+                        try await fixture.execute(
+                            "SELECT pg_notify($1, $2 || g) FROM generate_series(1, 200) AS g",
+                            [NotificationChannel.taskCompleted, "tsk_\(round)_"]
+                        )
+                    }
+                }
+                // Each wait subscribes, times out at once and cancels its reader: the stream's
+                // onTermination runs on the cancelling thread while broadcasts go on.
+                await withTaskGroup(of: Void.self) { group in
+                    for _ in 0..<8 {
+                        group.addTask {
+                            for _ in 0..<150 { await hub.waitForCompletion(of: "tsk_never", timeout: .microseconds(200)) }
+                        }
+                    }
+                }
+                try await pouring.value
+            }
+        }
+    }
+}
+
+/// Crashes the process with `message` unless disarmed within `seconds`; runs on its own thread.
+final class Watchdog: Sendable {
+    private let isDisarmed = Atomic(false)
+
+    init(after seconds: Double, _ message: String) {
+        let thread = Thread { [self] in
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if isDisarmed.load(ordering: .acquiring) { return }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            if !isDisarmed.load(ordering: .acquiring) { fatalError(message) }
+        }
+        thread.start()
+    }
+
+    func disarm() {
+        isDisarmed.store(true, ordering: .releasing)
+    }
 }
 
 /// A hub under test and the subscriptions made on it.

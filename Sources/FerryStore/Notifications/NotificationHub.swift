@@ -92,11 +92,14 @@ public final class NotificationHub: Sendable {
         for subscriber in remaining { subscriber.continuation.finish() }
     }
 
+    /// Yields outside the lock. A yield resumes the subscriber's task, which takes that task's
+    /// status lock; cancelling the task holds the same status lock while its onTermination
+    /// takes ours. Yielding under our lock deadlocked the two, and with them every thread of
+    /// the cooperative pool they ran on (a hung process, seen in the test suite).
     private func broadcast(_ signal: Signal, channel: String?) {
-        subscribers.withLock { subscribers in
-            for subscriber in subscribers.values where channel == nil || subscriber.channel == channel {
-                subscriber.continuation.yield(signal)
-            }
+        let recipients = subscribers.withLock { subscribers in
+            subscribers.values.filter { channel == nil || $0.channel == channel }.map(\.continuation)
         }
+        for continuation in recipients { continuation.yield(signal) }
     }
 }
