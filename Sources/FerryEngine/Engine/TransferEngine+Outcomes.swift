@@ -204,8 +204,9 @@ extension TransferEngine {
             let file = try transferFile ?? PartialFile(path: partialPath, keeping: 0)
             try file.truncateToZero()
             try body.withUnsafeBytes { try file.append($0) }
-            return try FileOperations.finalize(file, to: destination, expectedSize: Int64(body.count))
+            return try FileOperations.settle(file, to: destination, expectedSize: Int64(body.count))
         }
+        try await directorySyncs.syncFolder(of: destination)
         return name
     }
 
@@ -240,7 +241,8 @@ extension TransferEngine {
         let destination = try files.path(.downloads, tenantID: job.claim.tenantID, name: name)
         guard let file = ended.file else { throw FileFailure(operation: "open", path: destination, errno: 2) }
         let expected = ended.expectedTotalBytes
-        _ = try await blocking.run { try FileOperations.finalize(file, to: destination, expectedSize: expected) }
+        _ = try await blocking.run { try FileOperations.settle(file, to: destination, expectedSize: expected) }
+        try await directorySyncs.syncFolder(of: destination)
         return name
     }
 

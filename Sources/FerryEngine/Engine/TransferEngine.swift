@@ -22,6 +22,7 @@ public final class TransferEngine: Service, Sendable {
     let logger: Logger
     let writer: LedgerWriter
     let blocking: BlockingPool
+    let directorySyncs: DirectorySyncs
     let book: Mutex<EngineBook>
     let workers = Mutex<[TransferWorker]>([])
     let reports: AsyncStream<WorkerReport>
@@ -59,6 +60,7 @@ public final class TransferEngine: Service, Sendable {
             resumeData: resumeData, finished: { capacityBell.yield() }
         )
         self.blocking = BlockingPool(name: "ferry-files", threadCount: 4)
+        self.directorySyncs = DirectorySyncs(blocking: blocking)
         self.folders = TenantFolders(files: files, blocking: blocking)
         self.urlCache = URLCacheCoordinator(store: database.cache, files: files, folders: folders, blocking: blocking, logger: logger)
         self.book = Mutex(EngineBook(workerCount: configuration.workerCount))

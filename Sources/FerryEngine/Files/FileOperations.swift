@@ -5,9 +5,11 @@ import Glibc
 #endif
 
 /// Blocking file steps of finishing a download, in the order SAFETY.md asks for:
-/// fsync the file, check its size, rename it into place, fsync the folder.
+/// fsync the file, check its size, rename it into place, then fsync the folder
+/// (`DirectorySyncs`, which lets renames that land together share that last step).
 enum FileOperations {
-    static func finalize(_ file: PartialFile, to destination: String, expectedSize: Int64?) throws(FileFailure) -> Int64 {
+    /// The steps up to the rename; the caller syncs the folder before it reports the file.
+    static func settle(_ file: PartialFile, to destination: String, expectedSize: Int64?) throws(FileFailure) -> Int64 {
         let size = try file.sync()
         if let expectedSize, expectedSize >= 0, size != expectedSize {
             throw FileFailure(operation: "size check (\(size) of \(expectedSize) bytes)", path: file.path, errno: EIO)
@@ -15,12 +17,10 @@ enum FileOperations {
         guard rename(file.path, destination) == 0 else {
             throw FileFailure(operation: "rename", path: file.path, errno: errno)
         }
-        try syncDirectory(of: destination)
         return size
     }
 
-    static func syncDirectory(of path: String) throws(FileFailure) {
-        let directory = (path as NSString).deletingLastPathComponent
+    static func syncDirectory(_ directory: String) throws(FileFailure) {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw FileFailure(operation: "open", path: directory, errno: errno) }
         defer { close(fd) }
