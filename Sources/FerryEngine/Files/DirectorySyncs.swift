@@ -3,20 +3,26 @@ import Foundation
 /// The folder fsyncs that make renames durable, shared. A caller waits for a sync of its
 /// folder that began after its rename; renames that land while a sync runs share the next
 /// one. A thousand small downloads ending within a second took a thousand folder syncs, each a
-/// flush of the device, where a few dozen do.
+/// flush of the device.
 final class DirectorySyncs: Sendable {
-    private let syncs: CoalescingQueue<String, Void>
+    /// Each folder's failure (nil: synced), so one tenant's failing folder fails only its own.
+    private let syncs: CoalescingQueue<String, FileFailure?>
 
     init(blocking: BlockingPool) {
         syncs = CoalescingQueue { directories in
-            // A failure fails every caller of the batch: each then reports its file unsettled.
-            try await blocking.run { for directory in Set(directories) { try FileOperations.syncDirectory(directory) } }
-            return directories.map { _ in () }
+            let failures = try await blocking.run {
+                var failures: [String: FileFailure] = [:]
+                for directory in Set(directories) {
+                    do throws(FileFailure) { try FileOperations.syncDirectory(directory) } catch { failures[directory] = error }
+                }
+                return failures
+            }
+            return directories.map { failures[$0] }
         }
     }
 
     /// Returns once the folder holding `path` was synced after this call began.
     func syncFolder(of path: String) async throws {
-        try await syncs((path as NSString).deletingLastPathComponent)
+        if let failure = try await syncs((path as NSString).deletingLastPathComponent) { throw failure }
     }
 }
