@@ -41,21 +41,20 @@ struct FerrySettingsOptions: ParsableArguments {
         guard let port = Int(portText), (0...65535).contains(port) else {
             throw ValidationError("FERRY_PORT must be a port number, not \(portText).")
         }
-        let workersText = workers.map(String.init) ?? value(nil, "FERRY_WORKERS")
-        let workers = try workersText.map { text in
-            guard let count = Int(text), (1...256).contains(count) else { throw ValidationError("FERRY_WORKERS must be 1 to 256, not \(text).") }
+        /// A count from its flag or variable, within `range`; nil when neither is set.
+        func count(_ flag: Int?, _ name: String, in range: ClosedRange<Int>) throws -> Int? {
+            guard let text = flag.map(String.init) ?? value(nil, name) else { return nil }
+            guard let count = Int(text), range.contains(count) else {
+                throw ValidationError("\(name) must be \(range.lowerBound) to \(range.upperBound), not \(text).")
+            }
             return count
-        } ?? ProcessInfo.processInfo.activeProcessorCount
+        }
+        let workers = try count(workers, "FERRY_WORKERS", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         // Each connection is a server process and a thread here. More than the cores can keep
         // busy only adds switching, and every connection plans each statement afresh for its
         // first executions: 16 on 2 cores made the small-downloads benchmark a third slower than 8.
-        let connectionsText = databaseConnections.map(String.init) ?? value(nil, "FERRY_DATABASE_CONNECTIONS")
-        let databaseConnections = try connectionsText.map { text in
-            guard let count = Int(text), (2...512).contains(count) else {
-                throw ValidationError("FERRY_DATABASE_CONNECTIONS must be 2 to 512, not \(text).")
-            }
-            return count
-        } ?? min(64, max(8, 4 * ProcessInfo.processInfo.activeProcessorCount))
+        let databaseConnections = try count(databaseConnections, "FERRY_DATABASE_CONNECTIONS", in: 2...512)
+            ?? min(64, max(8, 4 * ProcessInfo.processInfo.activeProcessorCount))
         let allowList: [CIDRBlock]
         do {
             allowList = try AddressPolicy.parseAllowList(value(allowNetworks, "FERRY_ALLOW_NETWORKS") ?? "")

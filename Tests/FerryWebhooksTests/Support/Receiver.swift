@@ -72,6 +72,13 @@ final class Receiver: Sendable {
     var requests: [OriginRequest] { origin.requests }
     var accepted: [Accepted] { state.accepted.withLock { $0 } }
 
+    /// Each event once, at its first acceptance. Deliveries are at least once: an answer slower
+    /// than the timeout is sent again under the same webhook-id, and `accepted` keeps both.
+    var acceptedEvents: [Accepted] {
+        var seen = Set<String>()
+        return accepted.filter { seen.insert($0.id).inserted }
+    }
+
     /// The accepted sequences of one task, in the order they arrived.
     func sequences(ofTask taskID: String) -> [Int64] {
         accepted.filter { $0.taskID == taskID }.map(\.sequence)
