@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Foundation
 
 /// Runs a `ferry` command other than `serve` (`migrate`, `tenant create`) to completion, with
@@ -26,12 +27,12 @@ enum FerryCommandLine {
         process.standardError = output
         try process.run()
         try? output.close()
-        let exited = try await eventually(timeout: timeout, every: .milliseconds(20)) { process.isRunning ? nil : true }
+        let status = try await eventually(timeout: timeout, every: .milliseconds(20)) { process.exitStatus }
         let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        guard exited != nil else {
+        guard let status else {
             process.terminate()
             throw HarnessError("ferry \(arguments.joined(separator: " ")) did not finish within \(timeout):\n\(text)")
         }
-        return Result(status: process.terminationStatus, output: text)
+        return Result(status: status, output: text)
     }
 }

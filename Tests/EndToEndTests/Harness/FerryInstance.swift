@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -25,7 +26,7 @@ final class FerryInstance: Sendable {
 
     var baseURL: String { "http://127.0.0.1:\(configuration.port)" }
     var processID: pid_t { process.processIdentifier }
-    var isRunning: Bool { process.isRunning }
+    var isRunning: Bool { process.exitStatus == nil }
 
     private static let launchCounter = Atomic<Int>(0)
 
@@ -49,7 +50,7 @@ final class FerryInstance: Sendable {
     }
 
     deinit {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        if isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
     }
 
     /// The parent's environment without any Ferry setting, plus this instance's.
@@ -71,8 +72,8 @@ final class FerryInstance: Sendable {
     func waitUntilReady(timeout: Duration = .seconds(30)) async throws {
         let probe = FerryClient(baseURL: baseURL, token: nil, requestTimeout: 2)
         let ready = try await eventually(timeout: timeout, every: .milliseconds(100)) { () -> Bool? in
-            guard process.isRunning else {
-                throw HarnessError("ferry \(configuration.instanceID) exited (status \(process.terminationStatus)) before it was ready.\n\(logTail())")
+            if let status = process.exitStatus {
+                throw HarnessError("ferry \(configuration.instanceID) exited (status \(status)) before it was ready.\n\(logTail())")
             }
             return (try? await probe.readiness().status) == 200 ? true : nil
         }
@@ -86,28 +87,29 @@ final class FerryInstance: Sendable {
     func terminate(timeout: Duration = .seconds(15)) async throws -> (elapsed: Duration, status: Int32) {
         let start = ContinuousClock.now
         Glibc.kill(process.processIdentifier, SIGTERM)
-        guard try await waitForExit(timeout: timeout) else {
+        guard let status = try await waitForExit(timeout: timeout) else {
             Glibc.kill(process.processIdentifier, SIGKILL)
             throw HarnessError("ferry \(configuration.instanceID) did not exit within \(timeout) of SIGTERM.\n\(logTail())")
         }
-        return (ContinuousClock.now - start, process.terminationStatus)
+        return (ContinuousClock.now - start, status)
     }
 
     /// SIGKILL, as a crash or the OOM killer would, and waits until the process is gone.
     func kill() async throws {
         Glibc.kill(process.processIdentifier, SIGKILL)
-        guard try await waitForExit(timeout: .seconds(10)) else {
-            throw HarnessError("ferry \(configuration.instanceID) survived SIGKILL for 10 s")
+        guard try await waitForExit(timeout: .seconds(10)) != nil else {
+            throw HarnessError("ferry \(configuration.instanceID) survived SIGKILL for 10 s (kernel state \(process.kernelState))")
         }
     }
 
     /// SIGKILL without waiting: cleanup after a failed test.
     func killNow() {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        if isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
     }
 
-    private func waitForExit(timeout: Duration) async throws -> Bool {
-        try await eventually(timeout: timeout, every: .milliseconds(10)) { process.isRunning ? nil : true } ?? false
+    /// The exit status, or nil if the process is still running after `timeout`.
+    private func waitForExit(timeout: Duration) async throws -> Int32? {
+        try await eventually(timeout: timeout, every: .milliseconds(10)) { process.exitStatus }
     }
 
     /// The last lines the process wrote, for failure messages.

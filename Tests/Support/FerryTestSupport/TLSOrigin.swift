@@ -40,10 +40,11 @@ public final class TLSOrigin: Sendable {
     }
 
     public func stop() {
-        guard process.isRunning else { return }
+        guard process.exitStatus == nil else { return }
         // s_server does not always leave on SIGTERM while it holds a connection.
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        // Not waitUntilExit: see `exitStatus`.
+        while process.exitStatus == nil { usleep(1_000) }
     }
 
     /// Makes the CA and certificates once per directory.
