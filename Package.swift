@@ -113,7 +113,7 @@ let package = Package(
         ),
 
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"]),
-        .testTarget(name: "CurlTests", dependencies: ["Curl", "TestOrigin"]),
+        .testTarget(name: "CurlTests", dependencies: ["Curl", "TestOrigin", "FerryTestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "FerryTestSupport"]),
         .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),
         .testTarget(name: "FerryEngineTests", dependencies: ["FerryEngine", "FerryStore", "FerryCore", "FerryTestSupport", "TestOrigin"]),

@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Foundation
 import Testing
 import TestOrigin
@@ -358,18 +359,18 @@ private final class CurlProcess {
             try Data(input).write(to: inputFile)
             process.standardInput = try FileHandle(forReadingFrom: inputFile)
         }
-        try process.run()
+        try process.runOneAtATime()
     }
 
     func finish() throws -> CurlRun {
-        process.waitUntilExit()
+        let exitCode = process.waitForExitStatus()
         let elapsed = Date().timeIntervalSince(started)
         defer { try? FileManager.default.removeItem(at: folder) }
         func read(_ name: String) -> Data {
             (try? Data(contentsOf: folder.appendingPathComponent(name))) ?? Data()
         }
         return CurlRun(
-            exitCode: process.terminationStatus,
+            exitCode: exitCode,
             bodies: (0..<urlCount).map { [UInt8](read("body\($0)")) },
             headerDump: String(decoding: read("head"), as: UTF8.self),
             stderr: String(decoding: read("stderr"), as: UTF8.self),

@@ -18,7 +18,7 @@ struct ProcessExitTests {
         process.arguments = ["-c", "sleep 30 & echo $! ; wait"]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try process.runOneAtATime()
         let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         let holder = try #require(Int32(line.trimmingCharacters(in: .whitespacesAndNewlines)), "no pid printed: \(line)")
         defer { kill(holder, SIGKILL) }

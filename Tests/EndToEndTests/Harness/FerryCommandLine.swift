@@ -25,7 +25,7 @@ enum FerryCommandLine {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        try process.runOneAtATime()
         try? output.close()
         let status = try await eventually(timeout: timeout, every: .milliseconds(20)) { process.exitStatus }
         let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""

@@ -46,7 +46,7 @@ final class FerryInstance: Sendable {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = log
         process.standardError = log
-        try process.run()
+        try process.runOneAtATime()
     }
 
     deinit {

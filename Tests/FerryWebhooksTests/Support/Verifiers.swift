@@ -1,4 +1,5 @@
 import FerryCore
+import FerryTestSupport
 import Foundation
 import Testing
 
@@ -36,16 +37,19 @@ enum ReferenceVerifier {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, input.path]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let complaint = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        if process.terminationStatus != 0 {
-            let text = String(decoding: complaint, as: UTF8.self)
+        // Files, not pipes: a pipe's write end inherited by a child launched elsewhere at the
+        // same moment would keep the read waiting for that child.
+        let outputURL = directory.appendingPathComponent("output")
+        let errorsURL = directory.appendingPathComponent("errors")
+        try Data().write(to: outputURL)
+        try Data().write(to: errorsURL)
+        process.standardOutput = try FileHandle(forWritingTo: outputURL)
+        process.standardError = try FileHandle(forWritingTo: errorsURL)
+        try process.runOneAtATime()
+        let status = process.waitForExitStatus()
+        let printed = (try? Data(contentsOf: outputURL)) ?? Data()
+        if status != 0 {
+            let text = String(decoding: (try? Data(contentsOf: errorsURL)) ?? Data(), as: UTF8.self)
             Issue.record("the reference verifier failed (is `standardwebhooks` installed? pip install standardwebhooks): \(text)")
             return 0
         }

@@ -31,7 +31,7 @@ public final class TLSOrigin: Sendable {
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runOneAtATime()
         try waitUntilListening()
     }
 
@@ -43,8 +43,7 @@ public final class TLSOrigin: Sendable {
         guard process.exitStatus == nil else { return }
         // s_server does not always leave on SIGTERM while it holds a connection.
         kill(process.processIdentifier, SIGKILL)
-        // Not waitUntilExit: see `exitStatus`.
-        while process.exitStatus == nil { usleep(1_000) }
+        process.waitForExitStatus()
     }
 
     /// Makes the CA and certificates once per directory.
@@ -58,9 +57,8 @@ public final class TLSOrigin: Sendable {
             process.currentDirectoryURL = URL(fileURLWithPath: directory)
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw TLSOriginError.openssl(arguments.joined(separator: " ")) }
+            try process.runOneAtATime()
+            guard process.waitForExitStatus() == 0 else { throw TLSOriginError.openssl(arguments.joined(separator: " ")) }
         }
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         try openssl(["req", "-x509"] + ec + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "30", "-subj", "/CN=Ferry Test CA"])
