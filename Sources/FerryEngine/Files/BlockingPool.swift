@@ -11,8 +11,12 @@ public final class BlockingPool: @unchecked Sendable {
 
     public init(name: String, threadCount: Int) {
         for index in 0..<max(threadCount, 1) {
-            let thread = Thread { [unowned self] in self.serve() }
-            thread.name = "\(name)-\(index)"
+            let threadName = "\(name)-\(index)"
+            // Named from inside: a name given before start() never reaches the kernel (`top -H`).
+            let thread = Thread { [unowned self] in
+                Thread.current.name = threadName
+                self.serve()
+            }
             threads.append(thread)
             thread.start()
         }

@@ -30,6 +30,8 @@ final class TransferWorker: Sendable {
         self.waker = multi.waker
         let handoff = MultiHandoff(multi: multi)
         let thread = Thread { [self] in
+            // Named from inside: a name given before start() never reaches the kernel (`top -H`).
+            Thread.current.name = "ferry-transfer-\(index)"
             TransferWorkerLoop(multi: handoff.multi, worker: self, report: report, logger: logger).run()
             let unanswered = inbox.withLock { inbox in
                 inbox.hasExited = true
@@ -39,7 +41,6 @@ final class TransferWorker: Sendable {
             for case .snapshot(let reply) in unanswered { reply([]) }
             finished.withLock { $0?.resume(); $0 = nil }
         }
-        thread.name = "ferry-transfer-\(index)"
         thread.stackSize = 1 << 20
         thread.start()
     }

@@ -41,6 +41,8 @@ final class WebhookTransport: Sendable {
         waker = multi.waker
         let handoff = MultiHandoff(multi: multi)
         let thread = Thread { [self] in
+            // Named from inside: a name given before start() never reaches the kernel (`top -H`).
+            Thread.current.name = "ferry-webhooks"
             WebhookTransportLoop(multi: handoff.multi, transport: self, settings: settings, logger: logger).run()
             let unanswered = inbox.withLock { inbox in
                 inbox.hasExited = true
@@ -55,7 +57,6 @@ final class WebhookTransport: Sendable {
             }
             for waiter in waiters { waiter.resume() }
         }
-        thread.name = "ferry-webhooks"
         thread.stackSize = 1 << 20
         thread.start()
     }
