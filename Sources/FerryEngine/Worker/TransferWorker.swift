@@ -31,7 +31,8 @@ final class TransferWorker: Sendable {
         let handoff = MultiHandoff(multi: multi)
         let thread = Thread { [self] in
             // Named from inside: a name given before start() never reaches the kernel (`top -H`).
-            Thread.current.name = "ferry-transfer-\(index)"
+            // At most 15 bytes: a longer name is refused, not shortened.
+            Thread.current.name = "ferry-worker-\(index)"
             TransferWorkerLoop(multi: handoff.multi, worker: self, report: report, logger: logger).run()
             let unanswered = inbox.withLock { inbox in
                 inbox.hasExited = true
