@@ -25,7 +25,7 @@ struct ProcessExitTests {
 
         #expect(process.exitStatus == nil)
         kill(process.processIdentifier, SIGKILL)
-        let status = try await eventually(timeout: .seconds(5), every: .milliseconds(10)) { process.exitStatus }
+        let status = try await process.exitStatus(within: .seconds(5))
         #expect(status == SIGKILL)
         #expect(process.isRunning, "Foundation saw the exit after all; this test no longer shows why the harness does not trust isRunning")
     }

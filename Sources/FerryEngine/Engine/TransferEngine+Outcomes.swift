@@ -194,20 +194,15 @@ extension TransferEngine {
 
     /// A finished download whose bytes came from the cache: written and renamed into place like any other.
     private func writeDownload(_ body: [UInt8], ended: EndedTransfer) async throws -> String {
-        let job = ended.job
-        guard let partialPath = job.partialPath else { throw FileFailure(operation: "open", path: job.taskID, errno: 2) }
-        let name = TenantFiles.downloadName(taskID: job.taskID)
-        let destination = try files.path(.downloads, tenantID: job.claim.tenantID, name: name)
+        guard let partialPath = ended.job.partialPath else { throw FileFailure(operation: "open", path: ended.job.taskID, errno: 2) }
         let transferFile = ended.file
-        _ = try await blocking.run {
+        return try await placeDownload(of: ended.job) { destination in
             // The transfer's own file (a 304 leaves it empty) holds the lock; reuse it.
             let file = try transferFile ?? PartialFile(path: partialPath, keeping: 0)
             try file.truncateToZero()
             try body.withUnsafeBytes { try file.append($0) }
             return try FileOperations.settle(file, to: destination, expectedSize: Int64(body.count))
         }
-        try await directorySyncs.syncFolder(of: destination)
-        return name
     }
 
     private func downloadFailure(_ error: any Error, ended: EndedTransfer) -> TaskCompletion {
@@ -236,12 +231,20 @@ extension TransferEngine {
 
     /// fsync, size check, rename into the downloads folder, fsync the folder. Returns the file name.
     private func finalizeDownload(_ ended: EndedTransfer) async throws -> String {
-        let job = ended.job
+        guard let file = ended.file else { throw FileFailure(operation: "open", path: ended.job.taskID, errno: 2) }
+        let expected = ended.expectedTotalBytes
+        return try await placeDownload(of: ended.job) { destination in
+            try FileOperations.settle(file, to: destination, expectedSize: expected)
+        }
+    }
+
+    /// Puts the job's download in place under its final name, durably: `settle` (on the blocking
+    /// pool) writes, fsyncs and renames it to the destination it is given, then the folder is
+    /// synced, shared with renames landing at the same time. Returns the file name.
+    private func placeDownload(of job: TransferJob, _ settle: @escaping @Sendable (_ destination: String) throws -> Int64) async throws -> String {
         let name = TenantFiles.downloadName(taskID: job.taskID)
         let destination = try files.path(.downloads, tenantID: job.claim.tenantID, name: name)
-        guard let file = ended.file else { throw FileFailure(operation: "open", path: destination, errno: 2) }
-        let expected = ended.expectedTotalBytes
-        _ = try await blocking.run { try FileOperations.settle(file, to: destination, expectedSize: expected) }
+        _ = try await blocking.run { try settle(destination) }
         try await directorySyncs.syncFolder(of: destination)
         return name
     }

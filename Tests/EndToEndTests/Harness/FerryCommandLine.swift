@@ -27,7 +27,7 @@ enum FerryCommandLine {
         process.standardError = output
         try process.runOneAtATime()
         try? output.close()
-        let status = try await eventually(timeout: timeout, every: .milliseconds(20)) { process.exitStatus }
+        let status = try await process.exitStatus(within: timeout)
         let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         guard let status else {
             process.terminate()

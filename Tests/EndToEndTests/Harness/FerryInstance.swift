@@ -87,7 +87,7 @@ final class FerryInstance: Sendable {
     func terminate(timeout: Duration = .seconds(15)) async throws -> (elapsed: Duration, status: Int32) {
         let start = ContinuousClock.now
         Glibc.kill(process.processIdentifier, SIGTERM)
-        guard let status = try await waitForExit(timeout: timeout) else {
+        guard let status = try await process.exitStatus(within: timeout) else {
             Glibc.kill(process.processIdentifier, SIGKILL)
             throw HarnessError("ferry \(configuration.instanceID) did not exit within \(timeout) of SIGTERM.\n\(logTail())")
         }
@@ -97,7 +97,7 @@ final class FerryInstance: Sendable {
     /// SIGKILL, as a crash or the OOM killer would, and waits until the process is gone.
     func kill() async throws {
         Glibc.kill(process.processIdentifier, SIGKILL)
-        guard try await waitForExit(timeout: .seconds(10)) != nil else {
+        guard try await process.exitStatus(within: .seconds(10)) != nil else {
             throw HarnessError("ferry \(configuration.instanceID) survived SIGKILL for 10 s (kernel state \(process.kernelState))")
         }
     }
@@ -105,11 +105,6 @@ final class FerryInstance: Sendable {
     /// SIGKILL without waiting: cleanup after a failed test.
     func killNow() {
         if isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-    }
-
-    /// The exit status, or nil if the process is still running after `timeout`.
-    private func waitForExit(timeout: Duration) async throws -> Int32? {
-        try await eventually(timeout: timeout, every: .milliseconds(10)) { process.exitStatus }
     }
 
     /// The last lines the process wrote, for failure messages.
