@@ -99,7 +99,29 @@ extension TransferEngine {
                 break
             }
         }
-        return job
+        return await openPartialFile(of: job)
+    }
+
+    /// The job with its download's partial file opened on the blocking pool (a worker's curl
+    /// loop must not wait for the disk); nil when the file cannot be opened (reported here).
+    private func openPartialFile(of job: TransferJob) async -> TransferJob? {
+        guard job.claim.kind == .download, let path = job.partialPath else { return job }
+        let (finishedPath, checkpoint) = (job.downloadPath, job.claim.checkpoint)
+        do {
+            var job = job
+            job.partialFile = try await blocking.run { try OpenedPartialFile.open(at: path, finishedPath: finishedPath, checkpoint: checkpoint) }
+            return job
+        } catch let failure as FileFailure where failure.isBusy {
+            reportSink.yield(.ended(.notStarted(job, end: .fileBusy)))
+        } catch is CancellationError {
+            // The pool has stopped: the instance is going away.
+            reportSink.yield(.ended(.notStarted(job, end: .shuttingDown)))
+        } catch {
+            logger.error("cannot open a transfer's file", metadata: ["task": "\(job.taskID)", "error": "\(error)"])
+            let code: URLErrorCode = (error as? FileFailure)?.operation == "open" ? .cannotCreateFile : .cannotWriteToFile
+            reportSink.yield(.ended(.notStarted(job, end: .failed(TransferError(code: code, failingURL: job.claim.originalRequest.url)))))
+        }
+        return nil
     }
 
     /// Starts the job, keeps it waiting for a connection to its host, or, once shutdown has

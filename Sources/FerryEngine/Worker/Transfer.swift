@@ -112,44 +112,22 @@ final class Transfer: CurlTransferDelegate {
 
     var lease: LeaseToken { job.lease }
 
-    /// Opens the partial file of a download, continuing from the checkpoint when there is one.
+    /// Takes the body to send, and the download's partial file that the engine opened; continues
+    /// from the file's checkpoint when it has one.
     func prepare() throws {
         if let body = try UploadBodyReader(job: job) {
             uploadBody = body
             if body.isStreamed { requestBodyStream() }
         }
-        guard job.claim.kind == .download, let path = job.partialPath else { return }
-        var checkpoint = job.claim.checkpoint
-        if let recovered = recoverFinishedFile(to: path), var known = checkpoint {
-            // The whole file was synced before it was renamed: resume from all of it.
-            known.bytesOnDisk = recovered
-            checkpoint = known
+        guard job.claim.kind == .download, let opened = job.partialFile else { return }
+        file = opened.file
+        if let checkpoint = opened.resumingFrom, let validator = checkpoint.validator {
+            resumeRequest = (checkpoint.bytesOnDisk, validator)
+            request.url = checkpoint.url
+            self.validator = validator
+            expectedTotalBytes = checkpoint.expectedTotalBytes
+            bytesReceived = checkpoint.bytesOnDisk
         }
-        if let checkpoint, checkpoint.isResumable, let validator = checkpoint.validator {
-            let opened = try PartialFile(path: path, keeping: checkpoint.bytesOnDisk)
-            file = opened
-            if opened.bytesWritten == checkpoint.bytesOnDisk {
-                resumeRequest = (checkpoint.bytesOnDisk, validator)
-                request.url = checkpoint.url
-                self.validator = validator
-                expectedTotalBytes = checkpoint.expectedTotalBytes
-                bytesReceived = checkpoint.bytesOnDisk
-            } else {
-                // Fewer bytes on disk than the checkpoint says: the file cannot be trusted.
-                try opened.truncateToZero()
-            }
-        } else {
-            file = try PartialFile(path: path, keeping: 0)
-        }
-    }
-
-    /// A previous owner died after renaming the finished file into place but before recording
-    /// the completion: put it back as the partial file. Returns its size when it did.
-    private func recoverFinishedFile(to partialPath: String) -> Int64? {
-        guard let finished = job.downloadPath, let size = FileOperations.size(of: finished),
-              FileOperations.size(of: partialPath) == nil, rename(finished, partialPath) == 0
-        else { return nil }
-        return size
     }
 
     /// `task.needNewBodyStream`: the task needs the body (again) and waits for the client to

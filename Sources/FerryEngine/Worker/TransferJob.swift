@@ -10,6 +10,8 @@ struct TransferJob: Sendable {
     var partialPath: String?
     /// Downloads: where the finished file goes.
     var downloadPath: String?
+    /// Downloads: the partial file, opened by the engine before the job reaches a worker.
+    var partialFile: OpenedPartialFile?
     /// Uploads from a blob: its path.
     var uploadFilePath: String?
     /// Streamed uploads: the tenant's folder of body streams.
