@@ -33,7 +33,7 @@ echo
 echo "== POST /v1/sessions/{id}/tasks (suspended download tasks)"
 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$BENCH_TMP/create-task.lua" "$FERRY_URL"
 echo
-printf 'tasks in the session after the run: %s\n' "$(python3 -c '
+printf 'tasks in the session after the run: %s\n' "$("$PYTHON" -c '
 import json, os, urllib.request
 req = urllib.request.Request(os.environ["FERRY_URL"] + "/v1/sessions/" + os.environ["SESSION"] + "/tasks?limit=1000",
     headers={"Authorization": "Bearer " + os.environ["KEY"]})

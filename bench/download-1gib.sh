@@ -40,6 +40,6 @@ ferry_seconds=$(elapsed "$start" "$(now)")
 cmp "$(download_path "$TASK")" "$SOURCE" || die "Ferry's copy differs"
 
 machine_summary
-printf 'curl -o:  %6.3f s  (%.0f MiB/s)\n' "$curl_seconds" "$(python3 -c "print(1024 / $curl_seconds)")"
-printf 'ferry:    %6.3f s  (%.0f MiB/s)\n' "$ferry_seconds" "$(python3 -c "print(1024 / $ferry_seconds)")"
+printf 'curl -o:  %6.3f s  (%.0f MiB/s)\n' "$curl_seconds" "$("$PYTHON" -c "print(1024 / $curl_seconds)")"
+printf 'ferry:    %6.3f s  (%.0f MiB/s)\n' "$ferry_seconds" "$("$PYTHON" -c "print(1024 / $ferry_seconds)")"
 printf 'ratio ferry/curl: %s (target <= 1.20)\n' "$(ratio "$ferry_seconds" "$curl_seconds")"

@@ -23,9 +23,12 @@ FERRY_PID=""
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 now() { date +%s.%N; }
+# The interpreter itself, not a version manager's shim (pyenv's costs ~0.1 s of bash per start,
+# which would be counted in Ferry's time: its client is a python script).
+PYTHON="$(python3 -c 'import sys; print(sys.executable)')"
 # elapsed START END -> seconds with 3 decimals
-elapsed() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.3f}')" "$1" "$2"; }
-ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
+elapsed() { "$PYTHON" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.3f}')" "$1" "$2"; }
+ratio() { "$PYTHON" -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
 
 bench_cleanup() {
     local status=$?
@@ -77,7 +80,7 @@ build_ferry() {
 }
 
 free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+    "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
 wait_for_http() { # URL SECONDS
@@ -136,7 +139,7 @@ CONF
 
 # The first N loopback addresses: 127.0.0.1, 127.0.0.2, … (all of 127/8 reaches this machine).
 loopback_hosts() {
-    python3 -c 'import sys
+    "$PYTHON" -c 'import sys
 for k in range(int(sys.argv[1])):
     print(f"127.0.{k // 250}.{k % 250 + 1}")' "$1"
 }

@@ -61,14 +61,14 @@ SAMPLES="$BENCH_TMP/samples.txt"
 SAMPLER=$!
 
 start=$(now)
-created="$(python3 "$BENCH_DIR/ferry_bulk.py" create "$LIST" --concurrency 8)"
+created="$("$PYTHON" "$BENCH_DIR/ferry_bulk.py" create "$LIST" --concurrency 8)"
 log "created: $created in $(elapsed "$start" "$(now)") s"
-python3 "$BENCH_DIR/ferry_bulk.py" wait --timeout 3600 --interval 1 > /dev/null || log "waiting failed; ferry alive: $(kill -0 "$FERRY_PID" 2>/dev/null && echo yes || echo no)"
+"$PYTHON" "$BENCH_DIR/ferry_bulk.py" wait --timeout 3600 --interval 1 > /dev/null || log "waiting failed; ferry alive: $(kill -0 "$FERRY_PID" 2>/dev/null && echo yes || echo no)"
 total_seconds=$(elapsed "$start" "$(now)")
 touch "$BENCH_TMP/stop-sampling"
 wait "$SAMPLER" || true
 hwm_at_end=$(hwm_kib "$FERRY_PID")
-summary="$(python3 "$BENCH_DIR/ferry_bulk.py" summary)"
+summary="$("$PYTHON" "$BENCH_DIR/ferry_bulk.py" summary)"
 
 peak_kib=$(awk 'BEGIN {m = 0} $2 > m {m = $2} END {print m}' "$SAMPLES")
 peak_connections=$(awk 'BEGIN {m = 0} $3 > m {m = $3} END {print m - 1}' "$SAMPLES")
@@ -79,7 +79,7 @@ printf 'creating tasks: %s\n' "$created"
 printf 'peak concurrent connections at nginx: %s; most files ferry had open: %s\n' "$peak_connections" "$peak_files"
 printf 'ferry RSS: idle %s KiB, peak sampled %s KiB, VmHWM %s KiB\n' "$idle_kib" "$peak_kib" "$hwm_at_end"
 printf 'memory per transfer: %s KiB (peak sampled - idle) / N; %s KiB by VmHWM (target: well under 100)\n' \
-    "$(python3 -c "print(f'{($peak_kib - $idle_kib) / $N:.1f}')")" "$(python3 -c "print(f'{($hwm_at_end - $idle_kib) / $N:.1f}')")"
+    "$("$PYTHON" -c "print(f'{($peak_kib - $idle_kib) / $N:.1f}')")" "$("$PYTHON" -c "print(f'{($hwm_at_end - $idle_kib) / $N:.1f}')")"
 printf 'tasks: %s\n' "$(jq -c '{tasks, states, failed, errors}' <<<"$summary")"
 printf 'failed: %s (target 0)\n' "$(jq -r .failed <<<"$summary")"
 printf 'ferry warnings and errors logged: %s\n' "$(grep -cE ' (warning|error|critical) ' "$BENCH_TMP/ferry.log" || true)"

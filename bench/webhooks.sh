@@ -52,7 +52,7 @@ start_ferry
 SECRET="whsec_$(head -c 32 /dev/urandom | base64 -w0)"
 RECEIVER_PORT="$(free_port)"
 RECEIVER_URL="http://127.0.0.1:$RECEIVER_PORT"
-python3 "$BENCH_DIR/webhook_receiver.py" serve --port "$RECEIVER_PORT" --secret "$SECRET" > "$BENCH_TMP/receiver.log" 2>&1 &
+"$PYTHON" "$BENCH_DIR/webhook_receiver.py" serve --port "$RECEIVER_PORT" --secret "$SECRET" > "$BENCH_TMP/receiver.log" 2>&1 &
 RECEIVER_PID=$!
 wait_for_http "$RECEIVER_URL/stats" 10 || die "the receiver did not start: $(cat "$BENCH_TMP/receiver.log")"
 log "webhook receiver (pid $RECEIVER_PID) at $RECEIVER_URL"
@@ -68,17 +68,17 @@ LIST="$BENCH_TMP/urls.txt"
 for i in $(seq 1 "$BENCH_TASKS"); do echo "$NGINX_URL/small/$i.bin"; done > "$LIST"
 
 start=$(now)
-created="$(python3 "$BENCH_DIR/ferry_bulk.py" create "$LIST" --concurrency 8 --ids "$BENCH_TMP/ids.txt")"
+created="$("$PYTHON" "$BENCH_DIR/ferry_bulk.py" create "$LIST" --concurrency 8 --ids "$BENCH_TMP/ids.txt")"
 created_at=$(now)
-python3 "$BENCH_DIR/ferry_bulk.py" wait --timeout 600 > /dev/null
+"$PYTHON" "$BENCH_DIR/ferry_bulk.py" wait --timeout 600 > /dev/null
 completed_at=$(now)
-summary="$(python3 "$BENCH_DIR/ferry_bulk.py" summary)"
+summary="$("$PYTHON" "$BENCH_DIR/ferry_bulk.py" summary)"
 log "tasks completed after $(elapsed "$start" "$completed_at") s; waiting for the webhooks"
-figures="$(python3 "$BENCH_DIR/webhook_receiver.py" collect --receiver "$RECEIVER_URL" --events "$EVENTS" --timeout 300)"
+figures="$("$PYTHON" "$BENCH_DIR/webhook_receiver.py" collect --receiver "$RECEIVER_URL" --events "$EVENTS" --timeout 300)"
 printf '%s\n' "$figures" > "$BENCH_TMP/figures.json"
 
 # The reference: the same receiver, the same work per request, driven by wrk.
-python3 "$BENCH_DIR/webhook_receiver.py" reference-lua --receiver "$RECEIVER_URL" --secret "$SECRET" --out "$BENCH_TMP/reference.lua"
+"$PYTHON" "$BENCH_DIR/webhook_receiver.py" reference-lua --receiver "$RECEIVER_URL" --secret "$SECRET" --out "$BENCH_TMP/reference.lua"
 wrk -t1 -c"$REFERENCE_CONNECTIONS" -d"$REFERENCE_DURATION" --latency -s "$BENCH_TMP/reference.lua" "$RECEIVER_URL" > "$BENCH_TMP/wrk.txt"
 reference_rate="$(awk '/^Requests\/sec:/ {print $2}' "$BENCH_TMP/wrk.txt")"
 reference_median="$(awk '$1 == "50%" {print $2}' "$BENCH_TMP/wrk.txt")"
