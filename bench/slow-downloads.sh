@@ -61,14 +61,14 @@ SAMPLES="$BENCH_TMP/samples.txt"
 SAMPLER=$!
 
 start=$(now)
-created="$("$PYTHON" "$BENCH_DIR/ferry_bulk.py" create "$LIST" --concurrency 8)"
+created="$(ferry_bulk create "$LIST" --concurrency 8)"
 log "created: $created in $(elapsed "$start" "$(now)") s"
-"$PYTHON" "$BENCH_DIR/ferry_bulk.py" wait --timeout 3600 --interval 1 > /dev/null || log "waiting failed; ferry alive: $(kill -0 "$FERRY_PID" 2>/dev/null && echo yes || echo no)"
+ferry_bulk wait --timeout 3600 --interval 1 > /dev/null || log "waiting failed; ferry alive: $(kill -0 "$FERRY_PID" 2>/dev/null && echo yes || echo no)"
 total_seconds=$(elapsed "$start" "$(now)")
 touch "$BENCH_TMP/stop-sampling"
 wait "$SAMPLER" || true
 hwm_at_end=$(hwm_kib "$FERRY_PID")
-summary="$("$PYTHON" "$BENCH_DIR/ferry_bulk.py" summary)"
+summary="$(ferry_bulk summary)"
 
 peak_kib=$(awk 'BEGIN {m = 0} $2 > m {m = $2} END {print m}' "$SAMPLES")
 peak_connections=$(awk 'BEGIN {m = 0} $3 > m {m = $3} END {print m - 1}' "$SAMPLES")

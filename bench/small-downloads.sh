@@ -47,13 +47,13 @@ run_ferry() {
     create_session "{\"kind\": \"default\", \"httpMaximumConnectionsPerHost\": $CONNECTIONS}"
     export SESSION
     start=$(now)
-    created="$("$PYTHON" "$BENCH_DIR/ferry_bulk.py" create "$LIST" --concurrency "$([ "$BATCH" -gt 1 ] && echo 1 || echo 8)" --batch "$BATCH" --ids "$ids")"
+    created="$(ferry_bulk create "$LIST" --concurrency "$([ "$BATCH" -gt 1 ] && echo 1 || echo 8)" --batch "$BATCH" --ids "$ids")"
     created_at=$(now)
     # The last task created is about the last to run (tasks start in creation order): long-poll
     # it, as a client waiting for its list would, then poll the list for any still running.
-    "$PYTHON" "$BENCH_DIR/ferry_bulk.py" wait --timeout 600 --first-wait-for "$(tail -n 1 "$ids")" > /dev/null
+    ferry_bulk wait --timeout 600 --first-wait-for "$(tail -n 1 "$ids")" > /dev/null
     FERRY_SECONDS=$(elapsed "$start" "$(now)")
-    summary="$("$PYTHON" "$BENCH_DIR/ferry_bulk.py" summary)"
+    summary="$(ferry_bulk summary)"
     failed="$(jq -r .failed <<<"$summary")"
     mismatches=$(paste -d' ' "$ids" <(seq 1 "$FILES") | while read -r id n; do
         cmp -s "$(download_path "$id")" "$SMALL/$n.bin" || echo "$id"

@@ -68,11 +68,11 @@ LIST="$BENCH_TMP/urls.txt"
 for i in $(seq 1 "$BENCH_TASKS"); do echo "$NGINX_URL/small/$i.bin"; done > "$LIST"
 
 start=$(now)
-created="$("$PYTHON" "$BENCH_DIR/ferry_bulk.py" create "$LIST" --concurrency 8 --ids "$BENCH_TMP/ids.txt")"
+created="$(ferry_bulk create "$LIST" --concurrency 8 --ids "$BENCH_TMP/ids.txt")"
 created_at=$(now)
-"$PYTHON" "$BENCH_DIR/ferry_bulk.py" wait --timeout 600 > /dev/null
+ferry_bulk wait --timeout 600 > /dev/null
 completed_at=$(now)
-summary="$("$PYTHON" "$BENCH_DIR/ferry_bulk.py" summary)"
+summary="$(ferry_bulk summary)"
 log "tasks completed after $(elapsed "$start" "$completed_at") s; waiting for the webhooks"
 figures="$("$PYTHON" "$BENCH_DIR/webhook_receiver.py" collect --receiver "$RECEIVER_URL" --events "$EVENTS" --timeout 300)"
 printf '%s\n' "$figures" > "$BENCH_TMP/figures.json"
