@@ -2,7 +2,7 @@
 # A thousand 64 KiB files from nginx on loopback: `aria2c -j 16 -i list` against Ferry (all
 # tasks created with "resume": true, as aria2c is handed its list: in batches of BATCH (default
 # 250, POST .../tasks/batch; BATCH=1 creates them one request each), until the last completes).
-# Target: Ferry faster. ROUNDS (default 3) rounds, alternating which of the two goes first; the
+# Target: Ferry faster. ROUNDS (default 5) rounds, alternating which of the two goes first; the
 # medians are compared. FILES (default 1000) and CONNECTIONS (Ferry's httpMaximumConnectionsPerHost,
 # default 16, as aria2c's -j) can be changed.
 source "$(dirname "$0")/lib.sh"
@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib.sh"
 FILES="${FILES:-1000}"
 CONNECTIONS="${CONNECTIONS:-16}"
 BATCH="${BATCH:-250}"
-ROUNDS="${ROUNDS:-3}"
+ROUNDS="${ROUNDS:-5}"
 WWW="$BENCH_OUT/www"
 SMALL="$WWW/small"
 
