@@ -59,7 +59,7 @@ let package = Package(
         .target(
             name: "FerryEngine",
             dependencies: [
-                "FerryCore", "FerryStore", "Curl",
+                "FerryCore", "FerryStore", "Curl", "Postgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -68,7 +68,7 @@ let package = Package(
         .target(
             name: "FerryWebhooks",
             dependencies: [
-                "FerryCore", "FerryStore", "Curl",
+                "FerryCore", "FerryStore", "Curl", "Postgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -39,11 +39,6 @@ final class DedicatedThread: Sendable {
         pthread_equal(thread, pthread_self()) != 0
     }
 
-    /// The calling thread's name as the kernel knows it.
-    static var currentName: String {
-        GlibcExtensions.currentThreadName
-    }
-
     /// Runs blocking `work` on a fresh thread and awaits its result without occupying a thread of
     /// the cooperative pool. For occasional work (starting a cluster, closing a pool).
     static func run<T: Sendable>(name: String, _ work: @escaping @Sendable () throws -> T) async throws -> T {

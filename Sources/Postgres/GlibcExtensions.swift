@@ -5,7 +5,6 @@ import Glibc
 /// 2.36) and called through typed C function pointers. Nothing else in this module uses dlsym.
 enum GlibcExtensions {
     private typealias SetThreadName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
-    private typealias GetThreadName = @convention(c) (pthread_t, UnsafeMutablePointer<CChar>, Int) -> Int32
     private typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
     private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
     private typealias AddChangeDirectory = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
@@ -17,7 +16,6 @@ enum GlibcExtensions {
 
     /// Names threads ("ferry-pg-3") for `top -H`, debuggers and tests.
     private static let setThreadName = lookUp("pthread_setname_np", as: SetThreadName.self)
-    private static let getThreadName = lookUp("pthread_getname_np", as: GetThreadName.self)
     /// A pipe that is close-on-exec from birth, so no concurrently spawned child inherits it.
     private static let pipe2 = lookUp("pipe2", as: Pipe2.self)
     /// Spawned children (pg_ctl, and the postmaster it leaves running) must not inherit our
@@ -30,13 +28,6 @@ enum GlibcExtensions {
     static func nameCurrentThread(_ name: String) {
         let truncated = String(decoding: name.utf8.prefix(15), as: UTF8.self)
         _ = setThreadName?(pthread_self(), truncated)
-    }
-
-    static var currentThreadName: String {
-        guard let getThreadName else { return "" }
-        var buffer = [CChar](repeating: 0, count: 32)
-        guard getThreadName(pthread_self(), &buffer, buffer.count) == 0 else { return "" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// pipe2(O_CLOEXEC); where missing, pipe() then FD_CLOEXEC. Returns (read end, write end).

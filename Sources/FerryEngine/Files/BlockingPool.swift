@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 
 /// A few dedicated threads for blocking work (fsync, rename, reading files) so that it never
 /// runs on Swift's cooperative pool or a NIO event loop.
@@ -12,9 +13,9 @@ public final class BlockingPool: @unchecked Sendable {
     public init(name: String, threadCount: Int) {
         for index in 0..<max(threadCount, 1) {
             let threadName = "\(name)-\(index)"
-            // Named from inside: a name given before start() never reaches the kernel (`top -H`).
+            // Named from inside, by the thread itself (see ThreadNaming).
             let thread = Thread { [unowned self] in
-                Thread.current.name = threadName
+                ThreadNaming.nameCurrentThread(threadName)
                 self.serve()
             }
             threads.append(thread)

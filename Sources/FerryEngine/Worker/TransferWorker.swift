@@ -3,6 +3,7 @@ import FerryCore
 import FerryStore
 import Foundation
 import Logging
+import Postgres
 import Synchronization
 
 /// A dedicated thread driving one curl multi handle: it starts, runs and stops the transfers
@@ -30,9 +31,8 @@ final class TransferWorker: Sendable {
         self.waker = multi.waker
         let handoff = MultiHandoff(multi: multi)
         let thread = Thread { [self] in
-            // Named from inside: a name given before start() never reaches the kernel (`top -H`).
-            // At most 15 bytes: a longer name is refused, not shortened.
-            Thread.current.name = "ferry-worker-\(index)"
+            // Named from inside, by the thread itself (see ThreadNaming); at most 15 bytes.
+            ThreadNaming.nameCurrentThread("ferry-worker-\(index)")
             TransferWorkerLoop(multi: handoff.multi, worker: self, report: report, logger: logger).run()
             let unanswered = inbox.withLock { inbox in
                 inbox.hasExited = true

@@ -2,6 +2,7 @@ import Curl
 import FerryCore
 import Foundation
 import Logging
+import Postgres
 import Synchronization
 
 /// A dedicated thread driving one curl multi handle with every webhook request in flight, so a
@@ -41,8 +42,8 @@ final class WebhookTransport: Sendable {
         waker = multi.waker
         let handoff = MultiHandoff(multi: multi)
         let thread = Thread { [self] in
-            // Named from inside: a name given before start() never reaches the kernel (`top -H`).
-            Thread.current.name = "ferry-webhooks"
+            // Named from inside, by the thread itself (see ThreadNaming).
+            ThreadNaming.nameCurrentThread("ferry-webhooks")
             WebhookTransportLoop(multi: handoff.multi, transport: self, settings: settings, logger: logger).run()
             let unanswered = inbox.withLock { inbox in
                 inbox.hasExited = true
