@@ -19,7 +19,9 @@ struct FinishEventsTests {
             // The event is what must be once; a slow answer may be delivered twice.
             let finished = { (receiver: Receiver) in receiver.acceptedEvents.filter { $0.type == "session.didFinishEvents" } }
             #expect(try await receiver.wait { finished($0).count == 1 })
-            let types = receiver.accepted.map(\.type)
+            // First arrivals: a delivery whose answer came after Ferry's timeout is sent again,
+            // and on a loaded machine the first attempt may be recorded after everything else.
+            let types = receiver.acceptedEvents.map(\.type)
             #expect(types.last == "session.didFinishEvents")
             #expect(types.dropLast().allSatisfy { $0.hasPrefix("task.") })
             #expect(finished(receiver).first?.sessionID == session.id)
@@ -29,7 +31,7 @@ struct FinishEventsTests {
 
             _ = try await ferry.makeTask(in: session)
             #expect(try await receiver.wait { finished($0).count == 2 })
-            #expect(receiver.accepted.last?.type == "session.didFinishEvents")
+            #expect(receiver.acceptedEvents.last?.type == "session.didFinishEvents")
         }
     }
 

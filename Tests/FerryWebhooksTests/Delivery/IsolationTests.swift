@@ -65,12 +65,12 @@ struct IsolationTests {
                 try await ferry.emit(.dataTaskDidReceiveData, task: task)
                 try await ferry.emit(.taskDidCompleteWithError, task: task)
             }
-            #expect(try await filtered.wait { $0.accepted.count == 1 })
-            #expect(try await everything.wait { $0.accepted.count == 2 })
+            #expect(try await filtered.wait { $0.acceptedEvents.count == 1 })
+            #expect(try await everything.wait { $0.acceptedEvents.count == 2 })
             try await Task.sleep(for: .milliseconds(200))
-            #expect(filtered.accepted.map(\.type) == ["task.didCompleteWithError"])
-            #expect(filtered.accepted.map(\.sequence) == [3])
-            #expect(everything.accepted.map(\.type) == ["task.didCreateTask", "task.didCompleteWithError"])
+            #expect(filtered.acceptedEvents.map(\.type) == ["task.didCompleteWithError"])
+            #expect(filtered.acceptedEvents.map(\.sequence) == [3])
+            #expect(everything.acceptedEvents.map(\.type) == ["task.didCreateTask", "task.didCompleteWithError"])
         }
     }
 

@@ -79,9 +79,10 @@ final class Receiver: Sendable {
         return accepted.filter { seen.insert($0.id).inserted }
     }
 
-    /// The accepted sequences of one task, in the order they arrived.
+    /// The sequences of one task's events, in the order they first arrived: an order bug shows
+    /// here, a delivery sent again after a slow answer does not.
     func sequences(ofTask taskID: String) -> [Int64] {
-        accepted.filter { $0.taskID == taskID }.map(\.sequence)
+        acceptedEvents.filter { $0.taskID == taskID }.map(\.sequence)
     }
 
     /// Polls until `condition` holds or `timeout` passes; returns whether it held.
