@@ -27,7 +27,7 @@ now() { date +%s.%N; }
 # which would be counted in Ferry's time: its client is a python script).
 PYTHON="$(python3 -c 'import sys; print(sys.executable)')"
 # The benchmarks' API client. It uses the standard library only: -S skips site-packages, whose
-# start-up files (certifi's, here) cost ~40 ms per start that aria2c does not pay.
+# start-up files (certifi's, here) cost ~30 ms per start that aria2c does not pay.
 ferry_bulk() { "$PYTHON" -S "$BENCH_DIR/ferry_bulk.py" "$@"; }
 # elapsed START END -> seconds with 3 decimals
 elapsed() { "$PYTHON" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.3f}')" "$1" "$2"; }
