@@ -7,8 +7,11 @@ import Postgres
 import Synchronization
 
 /// A dedicated thread driving one curl multi handle: it starts, runs and stops the transfers
-/// the engine gives it, and reports what happens. Nothing here blocks on anything but
-/// `curl_multi_poll`, which other threads interrupt with `curl_multi_wakeup`.
+/// the engine gives it, and reports what happens. It waits in `curl_multi_poll`, which other
+/// threads interrupt with `curl_multi_wakeup`, and otherwise only writes received bytes and
+/// reads upload bodies. A download's file arrives already open (the engine creates it on the
+/// file pool); a data task that a delegate turns into a download (`becomeDownload`, rare) still
+/// creates its file here.
 final class TransferWorker: Sendable {
     let index: Int
     /// Commands, and whether the thread has exited (then nobody will read them).
