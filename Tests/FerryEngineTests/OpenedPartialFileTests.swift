@@ -26,30 +26,27 @@ struct OpenedPartialFileTests {
         try Data(repeating: 7, count: bytes).write(to: URL(fileURLWithPath: path))
     }
 
-    @Test("without a checkpoint it creates an empty file and starts over")
-    func startsOver() throws {
-        try write(5, to: partialPath)
-        let opened = try OpenedPartialFile.open(at: partialPath, finishedPath: finishedPath, checkpoint: nil)
-        #expect(opened.resumingFrom == nil)
-        #expect(opened.file.bytesWritten == 0)
-        #expect(FileOperations.size(of: partialPath) == 0)
+    /// A partial file on disk, the checkpoint the task was claimed with, and what opening keeps.
+    struct Case: Sendable, CustomTestStringConvertible {
+        var onDisk: Int
+        var checkpointed: Int64?
+        var resumes: Bool
+        var kept: Int64
+        var testDescription: String
     }
 
-    @Test("with a checkpoint the file still holds, it keeps those bytes and drops any after them")
-    func resumes() throws {
-        try write(6, to: partialPath)
-        let opened = try OpenedPartialFile.open(at: partialPath, finishedPath: finishedPath, checkpoint: checkpoint(bytesOnDisk: 4))
-        #expect(opened.resumingFrom == checkpoint(bytesOnDisk: 4))
-        #expect(opened.file.bytesWritten == 4)
-        #expect(FileOperations.size(of: partialPath) == 4)
-    }
-
-    @Test("a file shorter than its checkpoint cannot be trusted: emptied, and the transfer starts over")
-    func distrustsAShortFile() throws {
-        try write(3, to: partialPath)
-        let opened = try OpenedPartialFile.open(at: partialPath, finishedPath: finishedPath, checkpoint: checkpoint(bytesOnDisk: 4))
-        #expect(opened.resumingFrom == nil)
-        #expect(FileOperations.size(of: partialPath) == 0)
+    @Test("the file keeps the checkpoint's bytes when it holds them all, and is emptied to start over otherwise", arguments: [
+        Case(onDisk: 5, checkpointed: nil, resumes: false, kept: 0, testDescription: "no checkpoint: an empty file"),
+        Case(onDisk: 6, checkpointed: 4, resumes: true, kept: 4, testDescription: "the checkpoint's bytes kept, those after dropped"),
+        Case(onDisk: 3, checkpointed: 4, resumes: false, kept: 0, testDescription: "shorter than its checkpoint: not trusted"),
+    ])
+    func keepsWhatTheCheckpointVouchesFor(_ example: Case) throws {
+        try write(example.onDisk, to: partialPath)
+        let claimed = example.checkpointed.map { checkpoint(bytesOnDisk: $0) }
+        let opened = try OpenedPartialFile.open(at: partialPath, finishedPath: finishedPath, checkpoint: claimed)
+        #expect(opened.resumingFrom == (example.resumes ? claimed : nil))
+        #expect(opened.file.bytesWritten == example.kept)
+        #expect(FileOperations.size(of: partialPath) == example.kept)
     }
 
     @Test("a finished file whose completion was never recorded is taken back whole")

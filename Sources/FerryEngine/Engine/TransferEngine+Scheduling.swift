@@ -111,15 +111,14 @@ extension TransferEngine {
             var job = job
             job.partialFile = try await blocking.run { try OpenedPartialFile.open(at: path, finishedPath: finishedPath, checkpoint: checkpoint) }
             return job
-        } catch let failure as FileFailure where failure.isBusy {
-            reportSink.yield(.ended(.notStarted(job, end: .fileBusy)))
-        } catch is CancellationError {
-            // The pool has stopped: the instance is going away.
-            reportSink.yield(.ended(.notStarted(job, end: .shuttingDown)))
+        } catch let failure as FileFailure {
+            if !failure.isBusy {
+                logger.error("cannot open a transfer's file", metadata: ["task": "\(job.taskID)", "error": "\(failure)"])
+            }
+            reportSink.yield(.ended(.notStarted(job, end: failure.transferEnd(failingURL: job.claim.originalRequest.url))))
         } catch {
-            logger.error("cannot open a transfer's file", metadata: ["task": "\(job.taskID)", "error": "\(error)"])
-            let code: URLErrorCode = (error as? FileFailure)?.operation == "open" ? .cannotCreateFile : .cannotWriteToFile
-            reportSink.yield(.ended(.notStarted(job, end: .failed(TransferError(code: code, failingURL: job.claim.originalRequest.url)))))
+            // Only a stopped pool throws anything else (CancellationError): the instance is going away.
+            reportSink.yield(.ended(.notStarted(job, end: .shuttingDown)))
         }
         return nil
     }

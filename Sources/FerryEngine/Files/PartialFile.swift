@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 import Synchronization
 
@@ -110,4 +111,13 @@ public struct FileFailure: Error, CustomStringConvertible, Sendable {
 
     /// Another owner still holds the partial file: try again shortly.
     public var isBusy: Bool { operation == "lock" && (errno == EAGAIN || errno == EACCES) }
+
+    /// How a transfer whose files could not be opened ends: handed back while another owner
+    /// still holds its partial file, otherwise failed as URLSession fails a download it cannot
+    /// store.
+    func transferEnd(failingURL: String) -> TransferEnd {
+        if isBusy { return .fileBusy }
+        let code: URLErrorCode = operation == "open" ? .cannotCreateFile : .cannotWriteToFile
+        return .failed(TransferError(code: code, failingURL: failingURL))
+    }
 }

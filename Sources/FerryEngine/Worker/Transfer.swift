@@ -119,7 +119,7 @@ final class Transfer: CurlTransferDelegate {
             uploadBody = body
             if body.isStreamed { requestBodyStream() }
         }
-        guard job.claim.kind == .download, let opened = job.partialFile else { return }
+        guard let opened = job.partialFile else { return }
         file = opened.file
         if let checkpoint = opened.resumingFrom, let validator = checkpoint.validator {
             resumeRequest = (checkpoint.bytesOnDisk, validator)

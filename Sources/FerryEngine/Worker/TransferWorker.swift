@@ -196,13 +196,11 @@ private final class TransferWorkerLoop {
             transfers[job.taskID] = transfer
             do {
                 try transfer.prepare()
-            } catch let failure as FileFailure where failure.isBusy {
-                finish(transfer, .fileBusy)
-                return
             } catch let failure as FileFailure {
-                logger.error("cannot open a transfer's file", metadata: ["task": "\(job.taskID)", "error": "\(failure)"])
-                let code: URLErrorCode = failure.operation == "open" ? .cannotCreateFile : .cannotWriteToFile
-                finish(transfer, .failed(TransferError(code: code, failingURL: job.claim.originalRequest.url)))
+                if !failure.isBusy {
+                    logger.error("cannot open a transfer's file", metadata: ["task": "\(job.taskID)", "error": "\(failure)"])
+                }
+                finish(transfer, failure.transferEnd(failingURL: job.claim.originalRequest.url))
                 return
             }
             if job.claim.resourceDeadline.timeIntervalSinceNow <= 0 {

@@ -88,7 +88,7 @@ public struct CacheStore: Sendable {
             // the same URL ending together on different instances store one after the other, the
             // second replacing the first's entry and learning its body to remove, and one put's
             // eviction cannot wait on an entry another holds.
-            try connection.execute("SELECT \(IndexedPlans.settings)")
+            try IndexedPlans.apply(on: connection)
             try Self.lockUsage(ofSessions: sessions, on: connection)
             let replaced = try connection.query(
                 """

@@ -1,3 +1,5 @@
+import Postgres
+
 /// For the rest of a transaction: statements read through their indexes only, with plans made
 /// once (generic) rather than for every execution.
 ///
@@ -9,4 +11,10 @@
 enum IndexedPlans {
     /// Select-list items to put in the transaction's first statement (no extra round trip).
     static let settings = "set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)"
+
+    /// The settings as a statement of their own, for a transaction whose first statement should
+    /// itself be planned once (a round trip costs less than planning it every time).
+    static func apply(on connection: PostgresConnection) throws {
+        try connection.execute("SELECT \(settings)")
+    }
 }

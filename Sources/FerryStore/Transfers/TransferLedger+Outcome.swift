@@ -46,7 +46,7 @@ extension TransferLedger {
         let instanceID = self.instanceID
         return try await pool.withTransaction { connection in
             // Every statement here finds its rows by key: plans made once serve every batch.
-            try connection.execute("SELECT \(IndexedPlans.settings)")
+            try IndexedPlans.apply(on: connection)
             // Every task with events or an end is locked (and read) once, all together.
             let locked = try Self.lockOwned(Set(events.map(\.lease) + outcomes.map(\.lease)), instanceID: instanceID, on: connection)
             var batch = EventBatch()
@@ -105,7 +105,7 @@ extension TransferLedger {
         guard !events.isEmpty else { return }
         let instanceID = self.instanceID
         try await pool.withTransaction { connection in
-            try connection.execute("SELECT \(IndexedPlans.settings)")
+            try IndexedPlans.apply(on: connection)
             let locked = try Self.lockOwned(Set(events.map(\.lease)), instanceID: instanceID, on: connection)
             var batch = EventBatch()
             try Self.record(events, locked: locked, into: &batch, on: connection)
