@@ -12,12 +12,12 @@ struct ClaimLimitTests {
         return try await fixture.database.sessions.create(tenantID: tenantID ?? fixture.tenant.id, SessionCreation(configuration: configuration)).session
     }
 
-    @Test("an instance alone on a host holds twice its connection limit; others claim only below the limit")
+    @Test("an instance alone on a host holds four times its connection limit; others claim only below the limit")
     func perHostLimit() async throws {
         try await StoreFixture.with(poolSize: 6) { fixture in
             let limited = try await session(fixture, connectionsPerHost: 2)
             var sameHost: [String] = []
-            for index in 0..<6 { sameHost.append(try await fixture.makeTask(session: limited, url: "https://Same.example/\(index)").id) }
+            for index in 0..<10 { sameHost.append(try await fixture.makeTask(session: limited, url: "https://Same.example/\(index)").id) }
             let elsewhere = try await fixture.makeTask(session: limited, url: "https://other.example/x")
 
             let ledgers = (0..<4).map { fixture.ledger("instance-\($0)") }
@@ -28,21 +28,21 @@ struct ClaimLimitTests {
             let ids = Set(claimed.map(\.taskID))
             #expect(ids.contains(elsewhere.id))
             // Oldest first within the host, all to the instance that claimed first.
-            #expect(ids.intersection(sameHost) == Set(sameHost.prefix(4)))
+            #expect(ids.intersection(sameHost) == Set(sameHost.prefix(8)))
             var owners: Set<String> = []
-            for id in sameHost.prefix(4) { owners.insert(try await fixture.column("lease_owner", of: id, as: String.self)) }
+            for id in sameHost.prefix(8) { owners.insert(try await fixture.column("lease_owner", of: id, as: String.self)) }
             #expect(owners.count == 1)
             let owner = try #require(owners.first)
             let other = try #require(ledgers.first { $0.instanceID != owner })
             #expect(try await other.claim(limit: 10).isEmpty)
 
-            // A transfer ends: three leases are still at least the limit for anyone else, and
-            // below twice the limit for the owner.
+            // A transfer ends: seven leases are still at least the limit for anyone else, and
+            // below four times the limit for the owner.
             let done = try #require(claimed.first { $0.taskID == sameHost[0] })
             let lost = try await fixture.ledger(owner).finish([(LeaseToken(taskID: done.taskID, epoch: done.leaseEpoch), .completed(TaskCompletion()))])
             #expect(lost.isEmpty)
             #expect(try await other.claim(limit: 10).isEmpty)
-            #expect(try await fixture.ledger(owner).claim(limit: 10).map(\.taskID) == [sameHost[4]])
+            #expect(try await fixture.ledger(owner).claim(limit: 10).map(\.taskID) == [sameHost[8]])
         }
     }
 

@@ -66,11 +66,15 @@ public struct TransferLedger: Sendable {
                     SELECT tenant_id, count(*) AS n FROM live GROUP BY tenant_id
                 ), host_candidates AS (
                     -- From each group, its first tasks (priority, then age) up to its free slots.
-                    -- An instance alone on a host holds up to twice its connection limit: the
-                    -- second half waits here for a connection (the engine admits no more than the
-                    -- limit), so a connection that frees starts the next transfer at once rather
-                    -- than after a commit and a claim. Another instance claims only while fewer
-                    -- than the limit are held, so transfers at once stay within it cluster-wide.
+                    -- An instance alone on a host holds up to four times its connection limit:
+                    -- those beyond the limit wait here for a connection (the engine admits no
+                    -- more than the limit), so a connection that frees starts the next transfer at
+                    -- once rather than after a commit and a claim. Four, not two: an ended
+                    -- transfer holds its lease until its end is written (file synced and renamed,
+                    -- row updated: tens of milliseconds), and with small files several ends per
+                    -- connection are in flight; at twice the limit, connections sat idle two
+                    -- thirds of the time. Another instance claims only while fewer than the limit
+                    -- are held, so transfers at once stay within it cluster-wide.
                     SELECT c.id, c.tenant_id, c.created_at, c.priority, ten.max_concurrent_transfers AS tenant_limit,
                            -- Beyond the connections free now: taken ahead, after everything else.
                            row_number() OVER (PARTITION BY g.session_id, g.host ORDER BY c.priority DESC, c.created_at)
@@ -86,7 +90,7 @@ public struct TransferLedger: Sendable {
                           AND (t.not_before IS NULL OR t.not_before <= now())
                         ORDER BY t.priority DESC, t.created_at
                         LIMIT least($2, greatest(0,
-                            (s.configuration->>'httpMaximumConnectionsPerHost')::int * CASE WHEN coalesce(h.others, 0) = 0 THEN 2 ELSE 1 END
+                            (s.configuration->>'httpMaximumConnectionsPerHost')::int * CASE WHEN coalesce(h.others, 0) = 0 THEN 4 ELSE 1 END
                             - coalesce(h.n, 0)))
                     ) c
                     WHERE ten.status = 'active'
