@@ -49,17 +49,22 @@ extension TransferEngine {
             // Shutdown waits for these too: each is leased, and must start or be handed back.
             dispatching.add(claims.count, ordering: .acquiringAndReleasing)
             // Each waits for its files and its URL cache lookup: side by side. They are admitted
-            // afterwards in claim order (priority, then age), which decides who waits for a
-            // connection.
-            let jobs = await withTaskGroup(of: (Int, TransferJob?).self) { group in
+            // in claim order (priority, then age), which decides who waits for a connection,
+            // each as soon as it and every claim before it are ready: not all after the slowest.
+            await withTaskGroup(of: (Int, TransferJob?).self) { group in
                 for (index, claim) in claims.enumerated() {
                     group.addTask { (index, await self.prepare(claim)) }
                 }
-                var jobs = [TransferJob?](repeating: nil, count: claims.count)
-                for await (index, job) in group { jobs[index] = job }
-                return jobs
+                var prepared: [Int: TransferJob?] = [:]
+                var next = 0
+                for await (index, job) in group {
+                    prepared.updateValue(job, forKey: index)
+                    while let ready = prepared.removeValue(forKey: next) {
+                        if let ready { admit(ready) }
+                        next += 1
+                    }
+                }
             }
-            for job in jobs.compactMap({ $0 }) { admit(job) }
             dispatching.subtract(claims.count, ordering: .acquiringAndReleasing)
             if claims.count < limit { return }
         }
