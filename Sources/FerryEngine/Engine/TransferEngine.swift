@@ -59,7 +59,7 @@ public final class TransferEngine: Service, Sendable {
             ledger: ledger, cookies: database.cookies, workers: configuration.workerCount, version: configuration.version, logger: logger,
             resumeData: resumeData, finished: { capacityBell.yield() }
         )
-        self.blocking = BlockingPool(name: "ferry-files", threadCount: 4)
+        self.blocking = BlockingPool(name: "ferry-files", threadCount: configuration.fileThreadCount)
         self.directorySyncs = DirectorySyncs(blocking: blocking)
         self.folders = TenantFolders(files: files, blocking: blocking)
         self.urlCache = URLCacheCoordinator(store: database.cache, files: files, folders: folders, blocking: blocking, logger: logger)
