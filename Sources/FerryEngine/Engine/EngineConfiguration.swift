@@ -13,11 +13,11 @@ public struct EngineConfiguration: Sendable {
     public var transfersPerWorker: Int
     public static let defaultTransfersPerWorker = 5_000
     /// Threads of the file pool (creating, syncing and renaming transfers' files): one per
-    /// core, at least two. More than the cores made small downloads slower on two cores: the
-    /// threads spin on the partial folder's lock (every create and rename takes it) and take
+    /// core, from two to four. More than the cores made small downloads slower on two cores:
+    /// the threads spin on the partial folder's lock (every create and rename takes it) and take
     /// CPU from the database; four ran the small-files bench in a median of 1.76 and 1.84 s,
-    /// two in 1.55 and 1.52 s.
-    public var fileThreadCount = max(2, ProcessInfo.processInfo.activeProcessorCount)
+    /// two in 1.55 and 1.52 s. More than four would mostly wait on that same lock.
+    public var fileThreadCount = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
     public var dataDirectory: String
     public var addressPolicy: AddressPolicy
     /// The most a data or upload task keeps of a response body (`FERRY_MAX_DATA_TASK_BYTES`).
