@@ -12,8 +12,9 @@ import Testing
         #expect(throws: PostgresError.self) { try PostgresArrayLiteral.parse("{{1,2},{3,4}}") }
         #expect(throws: PostgresError.self) { try PostgresArrayLiteral.parse("[0:1]={1,2}") }
         #expect(throws: PostgresError.self) { try PostgresArrayLiteral.parse(#"{"unterminated}"#) }
-        let awkward: [String?] = ["a,b", "\"", "\\", nil, "{}"]
+        let awkward: [String?] = ["a,b", "\"", "\\", nil, "{}", "", "\"\"", "say \"hé\" \\ then ü", #"{"k":"v\"w"}"#]
         #expect(try PostgresArrayLiteral.parse(PostgresArrayLiteral.format(awkward)) == awkward)
+        #expect(PostgresArrayLiteral.format(["a\"b\\c", nil, ""]) == #"{"a\"b\\c",NULL,""}"#)
     }
 
     @Test func timestampsParseISOStyle() throws {
