@@ -70,15 +70,15 @@ struct EventBatch {
         let payloads = pending.map { EventWriter.payload($0.data, sessionID: $0.task.sessionID, taskID: $0.task.taskID) }
         let inserted = try connection.query(
             """
-            WITH appended_to AS (
-                SELECT * FROM unnest($1::text[]) AS c(task_id)
-            ), taken AS (
+            WITH taken AS MATERIALIZED (
                 -- Each task's events continue from its last one. The task's row is locked by this
                 -- transaction, so nobody else appends to it until commit (and a race would break
                 -- events_task_sequence, not the order). A counter on the task row cost a new
                 -- version of that wide row, with every one of its indexes, per batch.
+                -- Materialized: inlined, the last sequence was looked up twice for every event
+                -- (once per use of `first` below), not once per task.
                 SELECT t.id, coalesce((SELECT max(e.sequence) FROM events e WHERE e.task_id = t.id), 0) + 1 AS first
-                FROM appended_to c JOIN tasks t ON t.id = c.task_id
+                FROM unnest($1::text[]) AS c(task_id) JOIN tasks t ON t.id = c.task_id
             ), inserted AS (
                 INSERT INTO events (id, tenant_id, session_id, task_id, sequence, type, data, decided_by)
                 SELECT e.id, e.tenant_id, e.session_id, e.task_id, taken.first + e.nth, e.type,
