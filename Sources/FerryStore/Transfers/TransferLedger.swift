@@ -154,8 +154,9 @@ public struct TransferLedger: Sendable {
                 """,
                 [ids]
             )
+            var configurations: [String: SessionConfiguration] = [:]
             var claims = try rows.map { row in
-                var claim = try Self.decodeClaim(row)
+                var claim = try Self.decodeClaim(row, configurations: &configurations)
                 claim.earliestBeginDate = try row.decode("earliest_begin_at")
                 if let endpointID = try row.decode("delegate_endpoint_id", as: String?.self) {
                     let events = WebhookEndpointRows.eventFilter(try row.decode("delegate_events", as: [String]?.self))
@@ -183,15 +184,20 @@ public struct TransferLedger: Sendable {
         }
     }
 
-    static func decodeClaim(_ row: PostgresRow) throws -> ClaimedTask {
-        ClaimedTask(
+    /// `configurations`: those decoded so far, by session; the tasks of one claim are mostly of
+    /// a few sessions, and decoding a configuration for each task was a visible cost.
+    static func decodeClaim(_ row: PostgresRow, configurations: inout [String: SessionConfiguration]) throws -> ClaimedTask {
+        let sessionID = try row.decode("session_id", as: String.self)
+        let configuration = try configurations[sessionID] ?? row.decodeJSON("configuration", as: SessionConfiguration.self)
+        configurations[sessionID] = configuration
+        return ClaimedTask(
             taskID: try row.decode("id"),
             tenantID: try row.decode("tenant_id"),
-            sessionID: try row.decode("session_id"),
+            sessionID: sessionID,
             kind: try TaskKind(rawValue: row.decode("kind")) ?? .data,
             leaseEpoch: try row.decode("lease_epoch"),
             previousAttempts: try row.decode("attempt_count", as: Int.self) - 1,
-            configuration: try row.decodeJSON("configuration", as: SessionConfiguration.self),
+            configuration: configuration,
             originalRequest: try row.decodeJSON("original_request", as: TransferRequest.self),
             requestBody: try row.decode("request_body"),
             uploadSource: try row.decodeJSONIfPresent("upload_source", as: UploadSource.self),
