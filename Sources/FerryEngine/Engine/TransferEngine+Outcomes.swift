@@ -141,9 +141,9 @@ extension TransferEngine {
         let resumedAt = ended.job.claim.checkpoint?.bytesOnDisk ?? 0
         EngineMetrics.bytesReceived.increment(by: max(0, ended.bytesReceived - resumedAt))
         EngineMetrics.bytesSent.increment(by: max(0, ended.bytesSent))
-        EngineMetrics.transfersEnded(kind: ended.job.claim.kind, outcome: outcome).increment()
-        EngineMetrics.transferDuration(kind: ended.job.claim.kind, outcome: outcome)
-            .recordNanoseconds(Int64(ended.metrics.taskInterval.duration * 1_000_000_000))
+        let metrics = EngineMetrics.transfersEnded(kind: ended.job.claim.kind, outcome: outcome)
+        metrics.count.increment()
+        metrics.duration.recordNanoseconds(Int64(ended.metrics.taskInterval.duration * 1_000_000_000))
     }
 
     /// A response the URL cache answers: without a transfer, or after a 304 confirmed it.
