@@ -4,57 +4,115 @@
 Reads FERRY_URL, KEY (a tenant's API key) and SESSION (one or more session ids, separated
 by spaces) from the environment.
 
-  ferry_bulk.py create URL_FILE [--concurrency N] [--ids FILE] [--batch B] [--then-wait]
+  ferry_bulk.py create URL_FILE [--concurrency N] [--ids FILE] [--batch B] [--first-batch F] [--then-wait]
       creates one download task (resume: true) per line, N requests in flight on keep-alive
-      connections, each creating B tasks (over 1: with POST .../tasks/batch); a line is "URL"
+      connections, each creating B tasks (over 1: with POST .../tasks/batch; the first request
+      creates only F, so that transfers start while the rest are created); a line is "URL"
       (in the first session) or "SESSION URL"; prints {"created", "seconds", "failures"} as JSON.
       With --then-wait, then waits as `wait --first-wait-for LAST_TASK` does, in the same
       process (as one client program would), and adds "waited" (seconds) to what it prints
   ferry_bulk.py wait [--timeout S] [--first-wait-for TASK_ID]
-      polls until the sessions have no running or suspended task; prints {"seconds"}. With
-      --first-wait-for, first long-polls that task (?wait=) until it completes, as a client
-      waiting on its last task would, so the list is polled only for the stragglers
+      waits until the sessions have no running or suspended task, long-polling (?wait=) one
+      still running at a time; prints {"seconds"}. With --first-wait-for, first long-polls that
+      task, as a client waiting on its last task would, so the list is asked only for stragglers
   ferry_bulk.py summary
       pages through the sessions' tasks; prints counts, errors (code and reason) and the span
       from the first creation to the last completion as recorded by Ferry
 """
 import sys
 
-# Plain HTTP only: http.client loads OpenSSL when it can, about 20 ms of every start.
-sys.modules["ssl"] = None
-
 import argparse
 import collections
 import datetime
-import http.client
 import json
 import os
 import queue
+import socket
 import threading
 import time
 import urllib.parse
 
 BASE = urllib.parse.urlsplit(os.environ["FERRY_URL"])
-HEADERS = {"Authorization": "Bearer " + os.environ["KEY"], "Content-Type": "application/json"}
+KEY = os.environ["KEY"]
 SESSIONS = os.environ["SESSION"].split()
 
 
+class Connection:
+    """One keep-alive HTTP/1.1 connection to Ferry. http.client would do, but importing it (and
+    the email package it parses headers with) is about 30 ms of every start, and the benchmarks
+    count the client's start as aria2c's counts."""
+
+    def __init__(self):
+        self.sock = None
+        self.buffer = b""
+
+    def connect(self):
+        self.close()
+        self.sock = socket.create_connection((BASE.hostname, BASE.port), timeout=180)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def close(self):
+        if self.sock:
+            self.sock.close()
+        self.sock, self.buffer = None, b""
+
+    def exchange(self, method, path, body):
+        if self.sock is None:
+            self.connect()
+        data = body.encode() if body else b""
+        self.sock.sendall(
+            f"{method} {path} HTTP/1.1\r\nHost: {BASE.netloc}\r\nAuthorization: Bearer {KEY}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n".encode() + data
+        )
+        head = self.read_until(b"\r\n\r\n").split(b"\r\n")
+        status = int(head[0].split()[1])
+        headers = dict((name.strip().lower(), value.strip()) for name, _, value in (line.partition(b":") for line in head[1:]))
+        if headers.get(b"transfer-encoding", b"").lower() == b"chunked":
+            payload = b""
+            while True:
+                size = int(self.read_until(b"\r\n").split(b";")[0], 16)
+                payload += self.read_exactly(size)
+                self.read_until(b"\r\n")
+                if size == 0:
+                    break
+        else:
+            payload = self.read_exactly(int(headers.get(b"content-length", b"0")))
+        if headers.get(b"connection", b"").lower() == b"close":
+            self.close()
+        return status, payload
+
+    def read_until(self, marker):
+        while marker not in self.buffer:
+            self.fill()
+        line, _, self.buffer = self.buffer.partition(marker)
+        return line
+
+    def read_exactly(self, count):
+        while len(self.buffer) < count:
+            self.fill()
+        data, self.buffer = self.buffer[:count], self.buffer[count:]
+        return data
+
+    def fill(self):
+        data = self.sock.recv(1 << 20)
+        if not data:
+            raise ConnectionResetError("Ferry closed the connection")
+        self.buffer += data
+
+
 def connect():
-    return http.client.HTTPConnection(BASE.hostname, BASE.port, timeout=180)
+    return Connection()
 
 
 def request(connection, method, path, body=None):
     """Sends one request, reconnecting once if the kept-alive connection was closed."""
     for attempt in (1, 2):
         try:
-            connection.request(method, path, body=body, headers=HEADERS)
-            response = connection.getresponse()
-            return response.status, response.read()
-        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            return connection.exchange(method, path, body)
+        except (ConnectionResetError, BrokenPipeError):
             connection.close()
             if attempt == 2:
                 raise
-            connection.connect()
 
 
 def create(args):
@@ -63,11 +121,12 @@ def create(args):
         fields = line.split()
         if fields:
             urls.append((SESSIONS[0], fields[0]) if len(fields) == 1 else (fields[0], fields[1]))
-    # Jobs of up to --batch consecutive tasks of one session.
+    # Jobs of up to --batch consecutive tasks of one session (the first of --first-batch).
     jobs = queue.Queue()
     chunk = []
     for index, (session, url) in enumerate(urls):
-        if chunk and (len(chunk) == args.batch or chunk[0][1] != session):
+        size = args.first_batch if args.first_batch and args.batch > 1 and jobs.empty() else args.batch
+        if chunk and (len(chunk) >= size or chunk[0][1] != session):
             jobs.put(chunk)
             chunk = []
         chunk.append((index, session, url))
@@ -136,12 +195,17 @@ def wait_until_done(timeout, interval, first_wait_for):
         status, payload = request(connection, "GET", f"/v1/sessions/{pending[0]}/tasks?state=running,suspended,canceling&limit=1")
         if status != 200:
             sys.exit(f"listing tasks answered {status}: {payload[:300]!r}")
-        if not json.loads(payload)["data"]:
+        unfinished = json.loads(payload)["data"]
+        if not unfinished:
             pending.pop(0)
             continue
         if time.monotonic() - start > timeout:
             sys.exit(f"tasks still running after {timeout} s")
-        time.sleep(interval)
+        if unfinished[0]["state"] == "suspended":
+            time.sleep(interval)
+        else:
+            # Waits on a straggler until it ends, rather than polling the list meanwhile.
+            request(connection, "GET", f"/v1/tasks/{unfinished[0]['id']}?wait=30")
     return round(time.monotonic() - start, 3)
 
 
@@ -196,6 +260,7 @@ def main():
     creating.add_argument("--concurrency", type=int, default=8)
     creating.add_argument("--ids")
     creating.add_argument("--batch", type=int, default=1, help="tasks per request (over 1: POST .../tasks/batch)")
+    creating.add_argument("--first-batch", type=int, help="tasks in the first request (default: --batch)")
     creating.add_argument("--then-wait", action="store_true", help="then wait until every task has ended")
     waiting = commands.add_parser("wait", parents=[polling])
     waiting.add_argument("--first-wait-for", help="a task to long-poll until it completes before polling the list")

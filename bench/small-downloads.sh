@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A thousand 64 KiB files from nginx on loopback: `aria2c -j 16 -i list` against Ferry (all
 # tasks created with "resume": true, as aria2c is handed its list: in batches of BATCH (default
-# 250, POST .../tasks/batch; BATCH=1 creates them one request each), until the last completes).
+# 250, POST .../tasks/batch; BATCH=1 creates them one request each), the first of FIRST_BATCH
+# (default 25) so that transfers start while the rest are created, until the last completes).
 # Target: Ferry faster. ROUNDS (default 5) rounds, alternating which of the two goes first; the
 # medians are compared. FILES (default 1000) and CONNECTIONS (Ferry's httpMaximumConnectionsPerHost,
 # default 16, as aria2c's -j) can be changed.
@@ -10,6 +11,7 @@ source "$(dirname "$0")/lib.sh"
 FILES="${FILES:-1000}"
 CONNECTIONS="${CONNECTIONS:-16}"
 BATCH="${BATCH:-250}"
+FIRST_BATCH="${FIRST_BATCH:-25}"
 ROUNDS="${ROUNDS:-5}"
 WWW="$BENCH_OUT/www"
 SMALL="$WWW/small"
@@ -50,7 +52,7 @@ run_ferry() {
     # One client process, as aria2c is one: it creates the tasks, then long-polls the last one
     # created (tasks start in creation order, so it is about the last to run), as a client
     # waiting for its list would, then polls the list for any still running.
-    created="$(ferry_bulk create "$LIST" --concurrency "$([ "$BATCH" -gt 1 ] && echo 1 || echo 8)" --batch "$BATCH" --ids "$ids" \
+    created="$(ferry_bulk create "$LIST" --concurrency "$([ "$BATCH" -gt 1 ] && echo 1 || echo 8)" --batch "$BATCH" --first-batch "$FIRST_BATCH" --ids "$ids" \
         --then-wait --timeout 600)"
     FERRY_SECONDS=$(elapsed "$start" "$(now)")
     summary="$(ferry_bulk summary)"
@@ -81,6 +83,6 @@ ferry_median=$(median "${ferry_times[@]}")
 
 machine_summary
 printf 'aria2c -j 16: median %6.3f s of %s rounds\n' "$aria_median" "$ROUNDS"
-printf 'ferry:        median %6.3f s of %s rounds (tasks created %s per request; connections per host %s; every task succeeded, every file matches)\n' \
-    "$ferry_median" "$ROUNDS" "$BATCH" "$CONNECTIONS"
+printf 'ferry:        median %6.3f s of %s rounds (tasks created %s per request, the first %s; connections per host %s; every task succeeded, every file matches)\n' \
+    "$ferry_median" "$ROUNDS" "$BATCH" "$FIRST_BATCH" "$CONNECTIONS"
 printf 'ratio ferry/aria2c: %s (target < 1.00)\n' "$(ratio "$ferry_median" "$aria_median")"
