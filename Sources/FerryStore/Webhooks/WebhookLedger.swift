@@ -24,6 +24,9 @@ public struct WebhookLedger: Sendable {
         /// False when another instance was fanning out; nothing was done.
         public var didRun: Bool
         public var eventsRead: Int
+        /// Events read that an active delegate subscribes to, whether their delivery was made
+        /// now or already (a decision's, by `decide`).
+        public var eventsSubscribed: Int
         public var deliveriesCreated: Int
         /// How far the log has been fanned out now.
         public var position: Int64
@@ -42,9 +45,11 @@ public struct WebhookLedger: Sendable {
         return try await pool.withTransaction { connection in
             guard let cursorRow = try connection.query(
                 "SELECT position FROM webhook_dispatch WHERE id = 1 FOR UPDATE SKIP LOCKED"
-            ).first else { return FanOut(didRun: false, eventsRead: 0, deliveriesCreated: 0, position: 0, sessionIDs: []) }
+            ).first else { return FanOut(didRun: false, eventsRead: 0, eventsSubscribed: 0, deliveriesCreated: 0, position: 0, sessionIDs: []) }
             let cursor = try cursorRow.decode(0, as: Int64.self)
-            guard horizon > cursor else { return FanOut(didRun: true, eventsRead: 0, deliveriesCreated: 0, position: cursor, sessionIDs: []) }
+            guard horizon > cursor else {
+                return FanOut(didRun: true, eventsRead: 0, eventsSubscribed: 0, deliveriesCreated: 0, position: cursor, sessionIDs: [])
+            }
             let result = try connection.query(
                 """
                 WITH batch AS (
@@ -55,6 +60,10 @@ public struct WebhookLedger: Sendable {
                     SELECT b.*, CASE WHEN b.task_id IS NULL THEN s.delegate_endpoint_id
                                      ELSE coalesce(t.delegate_endpoint_id, s.delegate_endpoint_id) END AS endpoint_id
                     FROM batch b JOIN sessions s ON s.id = b.session_id LEFT JOIN tasks t ON t.id = b.task_id
+                ), subscribed AS (
+                    SELECT r.* FROM routed r JOIN webhook_endpoints w ON w.id = r.endpoint_id AND w.tenant_id = r.tenant_id
+                    WHERE w.status = 'active'
+                      AND CASE WHEN w.events IS NULL THEN r.type <> ALL($6::text[]) ELSE r.type = ANY(w.events) END
                 ), inserted AS (
                     INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type,
                                                     session_id, task_id, stream_id, sequence, is_decision, next_attempt_at)
@@ -62,15 +71,13 @@ public struct WebhookLedger: Sendable {
                            r.type, r.session_id, r.task_id, coalesce(r.task_id, r.session_id), r.sequence,
                            r.type = ANY($4::text[]),
                            CASE WHEN r.type = ANY($4::text[]) THEN now() + make_interval(secs => $5) ELSE now() END
-                    FROM routed r JOIN webhook_endpoints w ON w.id = r.endpoint_id AND w.tenant_id = r.tenant_id
-                    WHERE w.status = 'active'
-                      AND CASE WHEN w.events IS NULL THEN r.type <> ALL($6::text[]) ELSE r.type = ANY(w.events) END
+                    FROM subscribed r
                     ORDER BY r.position
                     ON CONFLICT (event_id, endpoint_id) DO NOTHING
                     RETURNING 1
                 )
                 SELECT (SELECT count(*) FROM batch) AS read, (SELECT max(position) FROM batch) AS last_position,
-                       (SELECT count(*) FROM inserted) AS created,
+                       (SELECT count(*) FROM subscribed) AS subscribed, (SELECT count(*) FROM inserted) AS created,
                        (SELECT array_agg(DISTINCT session_id) FROM batch) AS sessions
                 """,
                 [cursor, horizon, limit, Self.decisionTypes, graceSeconds, optIn]
@@ -80,7 +87,8 @@ public struct WebhookLedger: Sendable {
             let position = read < limit ? horizon : try result.decode("last_position", as: Int64.self)
             try connection.execute("UPDATE webhook_dispatch SET position = $1, updated_at = now() WHERE id = 1", [position])
             return FanOut(
-                didRun: true, eventsRead: read, deliveriesCreated: try result.decode("created", as: Int.self),
+                didRun: true, eventsRead: read, eventsSubscribed: try result.decode("subscribed", as: Int.self),
+                deliveriesCreated: try result.decode("created", as: Int.self),
                 position: position, sessionIDs: try result.decode("sessions", as: [String]?.self) ?? []
             )
         }

@@ -21,6 +21,7 @@ extension WebhookService: DecisionGateway {
         // Earlier events of the task go first: make sure the fan-out has reached this event
         // and wait (within the timeout) until their deliveries are finished.
         fanOutBell.ring()
+        decisionBell.ring()
         let startedAt = configuration.now()
         // Re-checked soon at first, then less often: a receiver that is slow with the earlier
         // deliveries should not cost a query every 10 ms for the whole timeout.

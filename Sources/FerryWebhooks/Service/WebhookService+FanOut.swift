@@ -2,19 +2,21 @@ import FerryStore
 import Foundation
 
 extension WebhookService {
-    /// How long the fan-out lets events gather after a pass that found some and made deliveries.
+    /// How long the fan-out lets events gather after a pass that found some a delegate
+    /// subscribes to.
     static let fanOutCoalescing = Duration.milliseconds(20)
     /// … and after one whose events nobody subscribes to (no delegate, or none for those types):
     /// a tenant without webhooks still writes an event notification with every transaction, and
     /// fanning those out every 20 ms was about 4 % of the CPU of a thousand small downloads.
-    /// A subscribed event arriving meanwhile waits this long at most.
+    /// A subscribed event arriving meanwhile waits this long at most; a decision (its task
+    /// waits until the fan-out has passed it) ends the wait at once.
     static let unsubscribedFanOutCoalescing = Duration.milliseconds(100)
 
     /// Turns committed events into deliveries, in log order, up to the safe horizon.
     func runFanOut() async {
         var horizon = EventHorizon()
         while !shouldStop {
-            var read = 0, created = 0
+            var read = 0, subscribed = 0
             do {
                 horizon = try await ledger.advance(horizon)
                 while !shouldStop {
@@ -23,7 +25,7 @@ extension WebhookService {
                     )
                     guard result.didRun else { break }
                     read += result.eventsRead
-                    created += result.deliveriesCreated
+                    subscribed += result.eventsSubscribed
                     if result.deliveriesCreated > 0 { deliveryBell.ring() }
                     if !result.sessionIDs.isEmpty {
                         try await ledger.finishEventsIfDone(sessionIDs: result.sessionIDs)
@@ -38,7 +40,7 @@ extension WebhookService {
             // While events keep coming (a notification for every transaction that writes some),
             // those of the next few milliseconds are fanned out together: a pass costs several
             // statements whatever it reads.
-            if read > 0 { try? await Task.sleep(for: created > 0 ? Self.fanOutCoalescing : Self.unsubscribedFanOutCoalescing) }
+            if read > 0 { await decisionBell.wait(timeout: subscribed > 0 ? Self.fanOutCoalescing : Self.unsubscribedFanOutCoalescing) }
             // A horizon that waits for open transactions is checked again very soon.
             await fanOutBell.wait(timeout: horizon.isWaiting ? .milliseconds(5) : configuration.idlePollInterval)
         }
