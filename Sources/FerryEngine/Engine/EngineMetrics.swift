@@ -11,8 +11,8 @@ enum EngineMetrics {
 
     /// The count of transfers that ended, and how long they took, by kind and how they ended.
     static func transfersEnded(kind: TaskKind, outcome: String) -> (count: Counter, duration: Metrics.Timer) {
-        let key = kind.rawValue + " " + outcome
-        return ended.withLock { made in
+        endedTransferMetrics.withLock { made in
+            let key = EndedTransferKey(kind: kind, outcome: outcome)
             if let metrics = made[key] { return metrics }
             let metrics = (
                 count: Counter(label: "ferry_transfers_total", dimensions: [("kind", kind.rawValue), ("outcome", outcome)]),
@@ -29,7 +29,12 @@ enum EngineMetrics {
     /// Made once per kind and outcome: making a metric asks the backend's registry (a lock, the
     /// label set built and looked up) every time, a few per cent of the engine's CPU when a
     /// thousand small downloads end in a second.
-    private static let ended = Mutex<[String: (count: Counter, duration: Metrics.Timer)]>([:])
+    private static let endedTransferMetrics = Mutex<[EndedTransferKey: (count: Counter, duration: Metrics.Timer)]>([:])
+
+    private struct EndedTransferKey: Hashable {
+        var kind: TaskKind
+        var outcome: String
+    }
 
     static func tasks(state: TaskState, kind: TaskKind) -> Gauge {
         Gauge(label: "ferry_tasks", dimensions: [("state", state.rawValue), ("kind", kind.rawValue)])

@@ -154,9 +154,14 @@ public struct TransferLedger: Sendable {
                 """,
                 [ids]
             )
+            // The tasks of one claim are mostly of a few sessions: each configuration is decoded
+            // once, not once per task (a visible cost of claims of many small downloads).
             var configurations: [String: SessionConfiguration] = [:]
             var claims = try rows.map { row in
-                var claim = try Self.decodeClaim(row, configurations: &configurations)
+                let sessionID = try row.decode("session_id", as: String.self)
+                let configuration = try configurations[sessionID] ?? row.decodeJSON("configuration", as: SessionConfiguration.self)
+                configurations[sessionID] = configuration
+                var claim = try Self.decodeClaim(row, configuration: configuration)
                 claim.earliestBeginDate = try row.decode("earliest_begin_at")
                 if let endpointID = try row.decode("delegate_endpoint_id", as: String?.self) {
                     let events = WebhookEndpointRows.eventFilter(try row.decode("delegate_events", as: [String]?.self))
@@ -184,16 +189,12 @@ public struct TransferLedger: Sendable {
         }
     }
 
-    /// `configurations`: those decoded so far, by session; the tasks of one claim are mostly of
-    /// a few sessions, and decoding a configuration for each task was a visible cost.
-    static func decodeClaim(_ row: PostgresRow, configurations: inout [String: SessionConfiguration]) throws -> ClaimedTask {
-        let sessionID = try row.decode("session_id", as: String.self)
-        let configuration = try configurations[sessionID] ?? row.decodeJSON("configuration", as: SessionConfiguration.self)
-        configurations[sessionID] = configuration
-        return ClaimedTask(
+    /// `configuration`: the session's, decoded by the caller (once per session of a claim).
+    static func decodeClaim(_ row: PostgresRow, configuration: SessionConfiguration) throws -> ClaimedTask {
+        ClaimedTask(
             taskID: try row.decode("id"),
             tenantID: try row.decode("tenant_id"),
-            sessionID: sessionID,
+            sessionID: try row.decode("session_id"),
             kind: try TaskKind(rawValue: row.decode("kind")) ?? .data,
             leaseEpoch: try row.decode("lease_epoch"),
             previousAttempts: try row.decode("attempt_count", as: Int.self) - 1,
