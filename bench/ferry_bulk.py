@@ -45,10 +45,11 @@ class Connection:
     def __init__(self):
         self.sock = None
         self.buffer = b""
+        self.answered = False
 
     def connect(self):
         self.close()
-        self.sock = socket.create_connection((BASE.hostname, BASE.port), timeout=180)
+        self.sock = socket.create_connection((BASE.hostname, BASE.port or 80), timeout=180)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def close(self):
@@ -59,6 +60,7 @@ class Connection:
     def exchange(self, method, path, body):
         if self.sock is None:
             self.connect()
+        self.answered = False
         data = body.encode() if body else b""
         self.sock.sendall(
             f"{method} {path} HTTP/1.1\r\nHost: {BASE.netloc}\r\nAuthorization: Bearer {KEY}\r\n"
@@ -97,21 +99,19 @@ class Connection:
         data = self.sock.recv(1 << 20)
         if not data:
             raise ConnectionResetError("Ferry closed the connection")
+        self.answered = True
         self.buffer += data
 
 
-def connect():
-    return Connection()
-
-
 def request(connection, method, path, body=None):
-    """Sends one request, reconnecting once if the kept-alive connection was closed."""
+    """Sends one request, again on a new connection if the kept-alive one was closed before any
+    answer (as http.client does): one closed mid-answer may have been carried out already."""
     for attempt in (1, 2):
         try:
             return connection.exchange(method, path, body)
         except (ConnectionResetError, BrokenPipeError):
             connection.close()
-            if attempt == 2:
+            if attempt == 2 or connection.answered:
                 raise
 
 
@@ -125,7 +125,7 @@ def create(args):
     jobs = queue.Queue()
     chunk = []
     for index, (session, url) in enumerate(urls):
-        size = args.first_batch if args.first_batch and args.batch > 1 and jobs.empty() else args.batch
+        size = min(args.first_batch, args.batch) if args.first_batch and args.batch > 1 and jobs.empty() else args.batch
         if chunk and (len(chunk) >= size or chunk[0][1] != session):
             jobs.put(chunk)
             chunk = []
@@ -137,7 +137,7 @@ def create(args):
     lock = threading.Lock()
 
     def worker():
-        connection = connect()
+        connection = Connection()
         while True:
             try:
                 chunk = jobs.get_nowait()
@@ -181,7 +181,7 @@ def wait(args):
 
 def wait_until_done(timeout, interval, first_wait_for):
     """Returns the seconds until the sessions have no running or suspended task."""
-    connection = connect()
+    connection = Connection()
     start = time.monotonic()
     if first_wait_for:
         while time.monotonic() - start < timeout:
@@ -205,7 +205,9 @@ def wait_until_done(timeout, interval, first_wait_for):
             time.sleep(interval)
         else:
             # Waits on a straggler until it ends, rather than polling the list meanwhile.
-            request(connection, "GET", f"/v1/tasks/{unfinished[0]['id']}?wait=30")
+            status, payload = request(connection, "GET", f"/v1/tasks/{unfinished[0]['id']}?wait=30")
+            if status != 200:
+                sys.exit(f"waiting for {unfinished[0]['id']} answered {status}: {payload[:300]!r}")
     return round(time.monotonic() - start, 3)
 
 
@@ -214,7 +216,7 @@ def parse_time(text):
 
 
 def summary(_args):
-    connection = connect()
+    connection = Connection()
     states = collections.Counter()
     errors = collections.Counter()
     first_created = last_completed = None

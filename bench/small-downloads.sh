@@ -51,7 +51,7 @@ run_ferry() {
     start=$(now)
     # One client process, as aria2c is one: it creates the tasks, then long-polls the last one
     # created (tasks start in creation order, so it is about the last to run), as a client
-    # waiting for its list would, then polls the list for any still running.
+    # waiting for its list would, then asks the list for any still running and long-polls those.
     created="$(ferry_bulk create "$LIST" --concurrency "$([ "$BATCH" -gt 1 ] && echo 1 || echo 8)" --batch "$BATCH" --first-batch "$FIRST_BATCH" --ids "$ids" \
         --then-wait --timeout 600)"
     FERRY_SECONDS=$(elapsed "$start" "$(now)")
@@ -83,6 +83,6 @@ ferry_median=$(median "${ferry_times[@]}")
 
 machine_summary
 printf 'aria2c -j 16: median %6.3f s of %s rounds\n' "$aria_median" "$ROUNDS"
-printf 'ferry:        median %6.3f s of %s rounds (tasks created %s per request, the first %s; connections per host %s; every task succeeded, every file matches)\n' \
-    "$ferry_median" "$ROUNDS" "$BATCH" "$FIRST_BATCH" "$CONNECTIONS"
+printf 'ferry:        median %6.3f s of %s rounds (tasks created %s per request%s; connections per host %s; every task succeeded, every file matches)\n' \
+    "$ferry_median" "$ROUNDS" "$BATCH" "$([ "$BATCH" -gt 1 ] && echo ", the first $FIRST_BATCH")" "$CONNECTIONS"
 printf 'ratio ferry/aria2c: %s (target < 1.00)\n' "$(ratio "$ferry_median" "$aria_median")"
