@@ -19,8 +19,6 @@ by spaces) from the environment.
       pages through the sessions' tasks; prints counts, errors (code and reason) and the span
       from the first creation to the last completion as recorded by Ferry
 """
-import sys
-
 import argparse
 import collections
 import datetime
@@ -28,6 +26,7 @@ import json
 import os
 import queue
 import socket
+import sys
 import threading
 import time
 import urllib.parse
@@ -122,10 +121,11 @@ def create(args):
         if fields:
             urls.append((SESSIONS[0], fields[0]) if len(fields) == 1 else (fields[0], fields[1]))
     # Jobs of up to --batch consecutive tasks of one session (the first of --first-batch).
+    first_batch = min(args.first_batch or args.batch, args.batch) if args.batch > 1 else 1
     jobs = queue.Queue()
     chunk = []
     for index, (session, url) in enumerate(urls):
-        size = min(args.first_batch, args.batch) if args.first_batch and args.batch > 1 and jobs.empty() else args.batch
+        size = first_batch if jobs.empty() else args.batch
         if chunk and (len(chunk) >= size or chunk[0][1] != session):
             jobs.put(chunk)
             chunk = []
@@ -183,13 +183,9 @@ def wait_until_done(timeout, interval, first_wait_for):
     """Returns the seconds until the sessions have no running or suspended task."""
     connection = Connection()
     start = time.monotonic()
-    if first_wait_for:
-        while time.monotonic() - start < timeout:
-            status, payload = request(connection, "GET", f"/v1/tasks/{first_wait_for}?wait=30")
-            if status != 200:
-                sys.exit(f"waiting for {first_wait_for} answered {status}: {payload[:300]!r}")
-            if json.loads(payload)["state"] == "completed":
-                break
+    while first_wait_for and time.monotonic() - start < timeout:
+        if long_poll(connection, first_wait_for) == "completed":
+            break
     pending = list(SESSIONS)
     while pending:
         status, payload = request(connection, "GET", f"/v1/sessions/{pending[0]}/tasks?state=running,suspended,canceling&limit=1")
@@ -205,10 +201,16 @@ def wait_until_done(timeout, interval, first_wait_for):
             time.sleep(interval)
         else:
             # Waits on a straggler until it ends, rather than polling the list meanwhile.
-            status, payload = request(connection, "GET", f"/v1/tasks/{unfinished[0]['id']}?wait=30")
-            if status != 200:
-                sys.exit(f"waiting for {unfinished[0]['id']} answered {status}: {payload[:300]!r}")
+            long_poll(connection, unfinished[0]["id"])
     return round(time.monotonic() - start, 3)
+
+
+def long_poll(connection, task_id):
+    """The task's state once it completes, or after 30 s (?wait=)."""
+    status, payload = request(connection, "GET", f"/v1/tasks/{task_id}?wait=30")
+    if status != 200:
+        sys.exit(f"waiting for {task_id} answered {status}: {payload[:300]!r}")
+    return json.loads(payload)["state"]
 
 
 def parse_time(text):

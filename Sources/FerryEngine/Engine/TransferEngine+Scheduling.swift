@@ -55,6 +55,8 @@ extension TransferEngine {
                 for (index, claim) in claims.enumerated() {
                     group.addTask { (index, await self.prepare(claim)) }
                 }
+                // By claim index; a nil job (handed back, or failed while preparing) is ready
+                // too, hence updateValue: a subscript assignment of nil would drop the entry.
                 var prepared: [Int: TransferJob?] = [:]
                 var next = 0
                 for await (index, job) in group {

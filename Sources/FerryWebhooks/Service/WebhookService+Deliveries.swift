@@ -53,6 +53,11 @@ extension WebhookService {
         }
     }
 
+    /// Made once, as the engine's metrics are: making a metric asks the backend's registry
+    /// every time, and attempts come by the hundred a second.
+    private static let attemptsDelivered = Counter(label: "ferry_webhook_attempts_total", dimensions: [("outcome", "delivered")])
+    private static let attemptsFailed = Counter(label: "ferry_webhook_attempts_total", dimensions: [("outcome", "failed")])
+
     /// One attempt of a queued delivery: sign, send, record, plan the next step.
     func attempt(_ claim: ClaimedDelivery) async {
         let startedAt = configuration.now()
@@ -84,7 +89,7 @@ extension WebhookService {
                 self.plan(outcome, attemptNumber: claim.previousAttempts + 1, isDecision: false, failingSince: failingSince, now: now)
             }
             logDisabling(applied, endpointID: claim.endpointID)
-            Counter(label: "ferry_webhook_attempts_total", dimensions: [("outcome", outcome.isSuccess ? "delivered" : "failed")]).increment()
+            (outcome.isSuccess ? Self.attemptsDelivered : Self.attemptsFailed).increment()
             sessionsToCheckForFinishedEvents.withLock { _ = $0.insert(claim.event.sessionID) }
         } catch {
             logger.error("recording a webhook attempt failed", metadata: ["delivery": "\(claim.deliveryID)", "error": "\(error)"])
