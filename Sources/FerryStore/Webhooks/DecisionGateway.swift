@@ -20,8 +20,9 @@ public struct DelegateSubscription: Sendable, Equatable {
 /// What the transfer engine asks of the webhooks when a decision event pauses a transfer.
 public protocol DecisionGateway: Sendable {
     /// The decision event `eventID` (already committed by the owner) is delivered NOW by this
-    /// instance — after waiting for earlier deliveries of the same task (within the timeout) —
-    /// directly, not through the retry queue (other instances' dispatchers skip it). Returns the
+    /// instance, directly, not through the retry queue (other instances' dispatchers skip it) —
+    /// after the task's earlier unfinished deliveries, which it sends itself, in order (waiting,
+    /// within the timeout, only for those another attempt already has in flight). Returns the
     /// receiver's reply when it answered 2xx with a JSON object (≤ 64 KiB) within `timeout`
     /// (≤ 10 s), else nil. Records on the event `decidedBy` ("receiver" or "default") and marks
     /// the delivery delivered or failed; never stores or logs the reply (it may carry credentials).

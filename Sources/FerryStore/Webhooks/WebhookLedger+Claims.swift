@@ -58,7 +58,7 @@ extension WebhookLedger {
                       AND d.status = 'pending' AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
                     ORDER BY k.tenant_slot, k.endpoint_slot, k.next_attempt_at
                     LIMIT $4
-                    FOR UPDATE OF d SKIP LOCKED
+                    FOR NO KEY UPDATE OF d SKIP LOCKED
                 )
                 UPDATE webhook_deliveries d SET lease_owner = $1, lease_token = d.lease_token + 1,
                     lease_expires_at = now() + make_interval(secs => $5), updated_at = now()
@@ -88,7 +88,7 @@ extension WebhookLedger {
     }
 
     /// Records an attempt and applies `plan` (which sees since when the endpoint has been
-    /// failing). The delivery's state changes only if this instance still holds the lease it
+    /// failing; nil for an attempt answered 2xx, whose plan must not depend on it). The delivery's state changes only if this instance still holds the lease it
     /// claimed with; the attempt itself is always recorded. For decisions, `decidedBy` is
     /// written on the event. Returns the plan applied, or nil when the lease was lost.
     @discardableResult
@@ -109,10 +109,20 @@ extension WebhookLedger {
             if let decidedBy {
                 try connection.execute("UPDATE events SET decided_by = $2 WHERE id = $1 AND decided_by IS NULL", [claim.event.id, decidedBy])
             }
-            guard let endpointRow = try connection.query(
-                "SELECT failing_since FROM webhook_endpoints WHERE id = $1 FOR UPDATE", [claim.endpointID]
-            ).first else { return nil }
-            let plan = plan(try endpointRow.decode(0, as: Date?.self))
+            // A 2xx's plan does not depend on the endpoint's failure history: reading it would lock
+            // the endpoint's row, and with it every attempt to the endpoint would wait for the one
+            // before to commit. Only failures, which change that history, take the lock (one that
+            // lets deliveries referencing the endpoint be inserted meanwhile).
+            let answered = attempt.statusCode.map { (200..<300).contains($0) } ?? false
+            let next: DeliveryPlan
+            if answered {
+                next = plan(nil)
+            } else {
+                guard let endpointRow = try connection.query(
+                    "SELECT failing_since FROM webhook_endpoints WHERE id = $1 FOR NO KEY UPDATE", [claim.endpointID]
+                ).first else { return nil }
+                next = plan(try endpointRow.decode(0, as: Date?.self))
+            }
             let updated = try connection.execute(
                 """
                 UPDATE webhook_deliveries SET
@@ -122,10 +132,10 @@ extension WebhookLedger {
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 WHERE id = $1 AND lease_owner = $2 AND lease_token = $3
                 """,
-                [claim.deliveryID, instanceID, claim.leaseToken, plan.status.rawValue, plan.nextAttemptAt, attempt.statusCode, attempt.error]
+                [claim.deliveryID, instanceID, claim.leaseToken, next.status.rawValue, next.nextAttemptAt, attempt.statusCode, attempt.error]
             )
             guard updated == 1 else { return nil }
-            switch plan.endpoint {
+            switch next.endpoint {
             case .unchanged:
                 break
             case .answering:
@@ -147,7 +157,7 @@ extension WebhookLedger {
                     [claim.endpointID, reason]
                 )
             }
-            return plan
+            return next
         }
     }
 }

@@ -4,13 +4,16 @@ import Postgres
 
 extension WebhookLedger {
     /// Takes the decision event's delivery for this instance, creating it if the fan-out has not
-    /// yet, under a lease that keeps every dispatcher's queue away from it. Nil when nobody
-    /// hears the event (no delegate, a disabled endpoint, not subscribed) or its delivery is
-    /// already finished or being attempted elsewhere: the default applies.
-    public func claimDecision(eventID: String, taskID: String, lease: Duration) async throws -> ClaimedDelivery? {
+    /// yet, under a lease that keeps every dispatcher's queue away from it; in the same
+    /// transaction, creates the deliveries of its stream's earlier events that the fan-out has not
+    /// reached yet and takes those still unsent (`DecisionClaim.earlier`), so that the decision
+    /// never waits for the fan-out or for a slot in the queue. Nil when nobody hears the event (no
+    /// delegate, a disabled endpoint, not subscribed) or its delivery is already finished or being
+    /// attempted elsewhere: the default applies.
+    public func claimDecision(eventID: String, taskID: String, lease: Duration, decisionGrace: Duration) async throws -> DecisionClaim? {
         let instanceID = self.instanceID
-        let leaseSeconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
-        return try await pool.withTransaction { connection in
+        let leaseSeconds = lease.secondsValue
+        return try await pool.withTransaction { connection -> DecisionClaim? in
             guard let row = try connection.query(
                 """
                 SELECT e.position, e.tenant_id, e.session_id, e.task_id, e.sequence, e.type, w.id AS endpoint_id, w.events
@@ -28,6 +31,11 @@ extension WebhookLedger {
             let endpointID = try row.decode("endpoint_id", as: String.self)
             let taskIDOfEvent = try row.decode("task_id", as: String?.self)
             let sessionID = try row.decode("session_id", as: String.self)
+            let sequence = try row.decode("sequence", as: Int64.self)
+            try Self.catchUp(
+                endpointID: endpointID, streamID: taskIDOfEvent ?? sessionID, isTaskStream: taskIDOfEvent != nil,
+                before: sequence, decisionGrace: decisionGrace, on: connection
+            )
             let claimed = try connection.query(
                 """
                 INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type, session_id,
@@ -44,34 +52,20 @@ extension WebhookLedger {
                 [
                     IDs.make("whd"), try row.decode("tenant_id", as: String.self), endpointID, eventID,
                     try row.decode("position", as: Int64.self), type.rawValue, sessionID, taskIDOfEvent,
-                    taskIDOfEvent ?? sessionID, try row.decode("sequence", as: Int64.self), instanceID, leaseSeconds,
+                    taskIDOfEvent ?? sessionID, sequence, instanceID, leaseSeconds,
                 ]
             )
-            guard let deliveryID = try claimed.first?.decode(0, as: String.self) else { return nil }
-            return try connection.query(
-                """
-                SELECT \(ClaimedDelivery.columns)
-                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
-                WHERE d.id = $1
-                """,
-                [deliveryID]
-            ).first.map(ClaimedDelivery.decode)
-        }
-    }
-
-    /// Whether a decision may be sent now: the fan-out has passed its event (so every earlier
-    /// event of its stream has its delivery) and no earlier delivery of the stream is unfinished.
-    public func isDecisionClear(_ claim: ClaimedDelivery) async throws -> Bool {
-        try await pool.withConnection { connection in
-            try connection.query(
-                """
-                SELECT (SELECT position FROM webhook_dispatch WHERE id = 1) >= $1
-                   AND NOT EXISTS (
-                       SELECT 1 FROM webhook_deliveries p
-                       WHERE p.endpoint_id = $2 AND p.stream_id = $3 AND p.status = 'pending' AND p.sequence < $4)
-                """,
-                [claim.event.position, claim.endpointID, claim.streamID, claim.event.sequence]
-            )[0].decode(0, as: Bool.self)
+            guard let deliveryID = try claimed.first?.decode(0, as: String.self),
+                  let decision = try connection.query(
+                      """
+                      SELECT \(ClaimedDelivery.columns)
+                      FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
+                      WHERE d.id = $1
+                      """,
+                      [deliveryID]
+                  ).first.map(ClaimedDelivery.decode)
+            else { return nil }
+            return DecisionClaim(decision: decision, earlier: try takeEarlier(than: decision, lease: lease, on: connection))
         }
     }
 

@@ -6,9 +6,12 @@ extension WebhookService: DecisionGateway {
     public func decide(eventID: String, taskID: String, timeout: Duration) async -> JSONValue? {
         let timeout = min(max(timeout, .zero), configuration.maximumDecisionTimeout)
         let deadline = ContinuousClock.now + timeout
-        let claim: ClaimedDelivery
+        let lease = timeout + .seconds(5)
+        let claim: DecisionClaim
         do {
-            guard let claimed = try await ledger.claimDecision(eventID: eventID, taskID: taskID, lease: timeout + .seconds(5)) else {
+            guard let claimed = try await ledger.claimDecision(
+                eventID: eventID, taskID: taskID, lease: lease, decisionGrace: configuration.decisionGrace
+            ) else {
                 await recordDefaultDecision(eventID: eventID)
                 return nil
             }
@@ -18,36 +21,58 @@ extension WebhookService: DecisionGateway {
             await recordDefaultDecision(eventID: eventID)
             return nil
         }
-        // Earlier events of the task go first: make sure the fan-out has reached this event
-        // and wait (within the timeout) until their deliveries are finished.
-        fanOutBell.ring()
-        decisionBell.ring()
+        // The task's earlier events go first (per-task order). This call sends them itself, at
+        // once and in order, rather than waiting for the fan-out and the queue: a decision that
+        // waited for a queue slot while holding one was how many paused transfers stalled each
+        // other until their timeouts.
         let startedAt = configuration.now()
-        // Re-checked soon at first, then less often: a receiver that is slow with the earlier
-        // deliveries should not cost a query every 10 ms for the whole timeout.
-        var pause = Duration.milliseconds(10)
+        var earlier = claim.earlier
+        var pause = Duration.milliseconds(1)
         do {
-            while !(try await ledger.isDecisionClear(claim)) {
-                guard deadline - ContinuousClock.now > .milliseconds(10) else {
-                    let waited = AttemptReport(
-                        startedAt: startedAt, duration: ContinuousClock.now - (deadline - timeout), statusCode: nil,
-                        error: "not sent: earlier deliveries of this task were still unfinished; the default applied",
-                        responseExcerpt: nil
-                    )
-                    try await ledger.record(waited, for: claim, decidedBy: "default") { _ in
-                        DeliveryPlan(status: .failed, nextAttemptAt: nil, endpoint: .unchanged)
+            while true {
+                switch earlier {
+                case .none:
+                    return await send(claim.decision, before: deadline)
+                case .taken(let deliveries):
+                    for delivery in deliveries {
+                        let remaining = deadline - ContinuousClock.now
+                        guard remaining > .milliseconds(10) else { break }
+                        guard await attempt(delivery, timeout: remaining) else {
+                            try await recordUnsent(claim.decision, startedAt: startedAt, deadline: deadline, timeout: timeout,
+                                                   why: "an earlier delivery of this task failed")
+                            return nil
+                        }
                     }
+                case .inFlight:
+                    // Someone else's attempt of an earlier delivery: it ends within its timeout.
+                    try await Task.sleep(for: min(pause, max(deadline - ContinuousClock.now, .zero)))
+                    pause = min(pause * 2, .milliseconds(20))
+                }
+                guard deadline - ContinuousClock.now > .milliseconds(10) else {
+                    try await recordUnsent(claim.decision, startedAt: startedAt, deadline: deadline, timeout: timeout,
+                                           why: "earlier deliveries of this task were still unfinished")
                     return nil
                 }
-                try await Task.sleep(for: min(pause, deadline - ContinuousClock.now))
-                pause = min(pause * 2, .milliseconds(200))
+                earlier = try await ledger.takeEarlier(than: claim.decision, lease: lease)
             }
         } catch {
-            logger.error("waiting to send a decision failed", metadata: ["event": "\(eventID)", "error": "\(error)"])
+            logger.error("sending a decision's earlier deliveries failed", metadata: ["event": "\(eventID)", "error": "\(error)"])
             await recordDefaultDecision(eventID: eventID)
             return nil
         }
-        return await send(claim, before: deadline)
+    }
+
+    /// Records a decision that was not sent because what must precede it did not get through.
+    private func recordUnsent(
+        _ decision: ClaimedDelivery, startedAt: Date, deadline: ContinuousClock.Instant, timeout: Duration, why: String
+    ) async throws {
+        let waited = AttemptReport(
+            startedAt: startedAt, duration: ContinuousClock.now - (deadline - timeout), statusCode: nil,
+            error: "not sent: \(why); the default applied", responseExcerpt: nil
+        )
+        try await ledger.record(waited, for: decision, decidedBy: "default") { _ in
+            DeliveryPlan(status: .failed, nextAttemptAt: nil, endpoint: .unchanged)
+        }
     }
 
     /// Records `decidedBy: "default"` on a decision event that could not be sent.

@@ -58,14 +58,17 @@ extension WebhookService {
     private static let attemptsDelivered = Counter(label: "ferry_webhook_attempts_total", dimensions: [("outcome", "delivered")])
     private static let attemptsFailed = Counter(label: "ferry_webhook_attempts_total", dimensions: [("outcome", "failed")])
 
-    /// One attempt of a queued delivery: sign, send, record, plan the next step.
-    func attempt(_ claim: ClaimedDelivery) async {
+    /// One attempt of a queued delivery: sign, send, record, plan the next step. Returns whether
+    /// it was delivered.
+    @discardableResult
+    func attempt(_ claim: ClaimedDelivery, timeout: Duration? = nil) async -> Bool {
         let startedAt = configuration.now()
         let result: WebhookHTTPResult
         do {
             let message = try WebhookMessage(event: claim.event, secrets: claim.secrets, sentAt: startedAt)
             result = await transport.send(WebhookHTTPRequest(
-                url: claim.url, headerLines: message.headerLines, body: message.body, timeout: configuration.requestTimeout
+                url: claim.url, headerLines: message.headerLines, body: message.body,
+                timeout: min(timeout ?? configuration.requestTimeout, configuration.requestTimeout)
             ))
         } catch {
             result = WebhookHTTPResult(
@@ -74,7 +77,7 @@ extension WebhookService {
             )
         }
         // Shutting down: the lease expires and another attempt (here or elsewhere) follows.
-        if result.failure == .shuttingDown { return }
+        if result.failure == .shuttingDown { return false }
         // A Retry-After date is measured from the moment the next attempt is planned from.
         let now = configuration.now()
         let outcome = AttemptOutcome(
@@ -85,14 +88,27 @@ extension WebhookService {
             error: Self.errorText(result), responseExcerpt: excerpt(of: result.body)
         )
         do {
-            let applied = try await ledger.record(report, for: claim) { failingSince in
-                self.plan(outcome, attemptNumber: claim.previousAttempts + 1, isDecision: false, failingSince: failingSince, now: now)
+            // Once more if the first fails (a deadlock or a dropped connection): unrecorded, the
+            // delivery stays leased until its lease ends, and its task's later events wait as long.
+            let record = {
+                try await self.ledger.record(report, for: claim) { failingSince in
+                    self.plan(outcome, attemptNumber: claim.previousAttempts + 1, isDecision: false, failingSince: failingSince, now: now)
+                }
+            }
+            let applied: DeliveryPlan?
+            do {
+                applied = try await record()
+            } catch {
+                logger.warning("recording a webhook attempt failed; trying again", metadata: ["delivery": "\(claim.deliveryID)", "error": "\(error)"])
+                applied = try await record()
             }
             logDisabling(applied, endpointID: claim.endpointID)
             (outcome.isSuccess ? Self.attemptsDelivered : Self.attemptsFailed).increment()
             sessionsToCheckForFinishedEvents.withLock { _ = $0.insert(claim.event.sessionID) }
+            return applied?.status == .delivered
         } catch {
             logger.error("recording a webhook attempt failed", metadata: ["delivery": "\(claim.deliveryID)", "error": "\(error)"])
+            return false
         }
     }
 

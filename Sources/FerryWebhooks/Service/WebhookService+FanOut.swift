@@ -8,8 +8,8 @@ extension WebhookService {
     /// … and after one whose events nobody subscribes to (no delegate, or none for those types):
     /// a tenant without webhooks still writes an event notification with every transaction, and
     /// fanning those out every 20 ms was about 4 % of the CPU of a thousand small downloads.
-    /// A subscribed event arriving meanwhile waits this long at most; a decision (its task
-    /// waits until the fan-out has passed it) ends the wait at once.
+    /// A subscribed event arriving meanwhile waits this long at most; a decision does not wait
+    /// (`decide` delivers its task's earlier events itself).
     static let unsubscribedFanOutCoalescing = Duration.milliseconds(100)
 
     /// Turns committed events into deliveries, in log order, up to the safe horizon.
@@ -40,7 +40,7 @@ extension WebhookService {
             // While events keep coming (a notification for every transaction that writes some),
             // those of the next few milliseconds are fanned out together: a pass costs several
             // statements whatever it reads.
-            if read > 0 { await decisionBell.wait(timeout: subscribed > 0 ? Self.fanOutCoalescing : Self.unsubscribedFanOutCoalescing) }
+            if read > 0 { await shutdownBell.wait(timeout: subscribed > 0 ? Self.fanOutCoalescing : Self.unsubscribedFanOutCoalescing) }
             // A horizon that waits for open transactions is checked again very soon.
             await fanOutBell.wait(timeout: horizon.isWaiting ? .milliseconds(5) : configuration.idlePollInterval)
         }

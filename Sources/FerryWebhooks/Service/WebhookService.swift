@@ -21,9 +21,10 @@ public final class WebhookService: Service, Sendable {
     let fanOutBell = WakeSignal()
     /// Rung by new deliveries, finished attempts, retries and enabled endpoints.
     let deliveryBell = WakeSignal()
-    /// Rung by decisions (and at shutdown): ends the fan-out's wait for more events, which new
-    /// events must not (that wait is what gathers them), since a decision's task is waiting.
-    let decisionBell = WakeSignal()
+    /// Rung at shutdown: ends the fan-out's wait for more events, which new events must not ring
+    /// (that wait is what gathers them). Decisions do not wait for the fan-out: `decide` makes
+    /// the deliveries of its task's earlier events itself.
+    let shutdownBell = WakeSignal()
     let inFlight = Atomic<Int>(0)
     /// Sessions with attempts recorded since the delivery loop last checked whether a background
     /// session's events are all delivered (`session.didFinishEvents`): one check per loop turn
@@ -58,7 +59,7 @@ public final class WebhookService: Service, Sendable {
             try? await gracefulShutdown()
             isStopping.store(true, ordering: .releasing)
             fanOutBell.ring()
-            decisionBell.ring()
+            shutdownBell.ring()
             deliveryBell.ring()
             listener.cancel()
             await listener.value
