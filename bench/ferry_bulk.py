@@ -144,7 +144,7 @@ def create(args):
             except queue.Empty:
                 break
             session = chunk[0][1]
-            tasks = [{"kind": "download", "request": {"url": url}, "resume": True} for _, _, url in chunk]
+            tasks = [{"kind": args.kind, "request": {"url": url}, "resume": True} for _, _, url in chunk]
             if args.batch == 1:
                 status, payload = request(connection, "POST", f"/v1/sessions/{session}/tasks", json.dumps(tasks[0]))
                 created = [json.loads(payload)] if status == 201 else None
@@ -262,6 +262,7 @@ def main():
     creating = commands.add_parser("create", parents=[polling])
     creating.add_argument("url_file")
     creating.add_argument("--concurrency", type=int, default=8)
+    creating.add_argument("--kind", choices=("download", "data"), default="download")
     creating.add_argument("--ids")
     creating.add_argument("--batch", type=int, default=1, help="tasks per request (over 1: POST .../tasks/batch)")
     creating.add_argument("--first-batch", type=int, help="tasks in the first request (default: --batch)")

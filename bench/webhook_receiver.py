@@ -8,7 +8,8 @@
       Ferry wrote the event) and its type, task and sequence, and answers 204 at once. POST
       /reference does exactly the same work but only counts (the comparison load from wrk).
       GET /stats: counts so far; GET /records: every webhook noted, in arrival order; GET
-      /sample: the last webhook's body.
+      /sample: the last webhook's body. A decision event (DECISION_TYPES) is answered 200
+      `{"disposition": "allow"}` instead, and its record notes when the answer was written.
   webhook_receiver.py reference-lua --receiver URL --secret S --out FILE
       writes a wrk script that POSTs the last webhook body received, signed like Ferry signs
       it, to /reference
@@ -17,6 +18,11 @@
       session's events of those types in Ferry's event log (GET /v1/sessions/{id}/events),
       waits until the receiver has every one of them and Ferry lists no pending delivery, then
       QUIET seconds more for duplicates; prints the figures as JSON
+  webhook_receiver.py decisions --receiver URL
+      with FERRY_URL, KEY and SESSION in the environment (all tasks finished): who decided the
+      session's decision events (Ferry's event log), and each decision's overhead: from the
+      event (the transfer paused) to the task's next event (it went on), minus the receiver's
+      own time from arrival to answer; prints the figures as JSON
 """
 import argparse
 import base64
@@ -43,6 +49,13 @@ def secret_key(secret):
     if not secret.startswith("whsec_"):
         sys.exit("the secret must start with whsec_")
     return base64.b64decode(secret[len("whsec_"):])
+
+
+# The events whose reply Ferry waits for (EventType.isDecision).
+DECISION_TYPES = {
+    "task.willBeginDelayedRequest", "task.willPerformHTTPRedirection", "task.didReceiveChallenge",
+    "session.didReceiveChallenge", "dataTask.didReceiveResponse", "dataTask.willCacheResponse",
+}
 
 
 def sign(key, message_id, timestamp, body):
@@ -119,7 +132,12 @@ def make_handler(receiver):
                     record["index"] = len(receiver.records)
                     receiver.records.append(record)
                     receiver.sample = body
-            self.answer(204)
+            if record is not None and record["type"] in DECISION_TYPES:
+                self.answer(200, {"disposition": "allow"})
+                with receiver.lock:
+                    record["answered"] = time.time()
+            else:
+                self.answer(204)
 
         def do_GET(self):
             path = self.path.split("?")[0]
@@ -304,6 +322,27 @@ def collect(args):
     }))
 
 
+def decisions(args):
+    session = os.environ["SESSION"]
+    log = ferry_pages(f"/v1/sessions/{session}/events")
+    deciders = collections.Counter(f'{e["type"]} {e["decidedBy"]}' for e in log if e["type"] in DECISION_TYPES)
+    by_task = {(e["taskId"], e["sequence"]): e for e in log if e["taskId"]}
+    records = {r["id"]: r for r in get_json(args.receiver, "/records") if "answered" in r}
+    overheads, before_send = [], []
+    for event in log:
+        record = records.get(event["id"])
+        following = by_task.get((event["taskId"], event["sequence"] + 1))
+        if record is None or following is None:
+            continue
+        paused, went_on = parse_time(event["timestamp"]), parse_time(following["timestamp"])
+        overheads.append((went_on - paused) - (record["answered"] - record["arrived"]))
+        before_send.append(record["arrived"] - paused)
+    print(json.dumps({
+        "decisions": sum(deciders.values()), "decidedBy": dict(deciders),
+        "overheadMs": milliseconds(overheads), "eventToArrivalMs": milliseconds(before_send),
+    }))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -322,6 +361,9 @@ def main():
     p.add_argument("--timeout", type=float, default=600)
     p.add_argument("--quiet", type=float, default=2)
     p.set_defaults(run=collect)
+    p = commands.add_parser("decisions")
+    p.add_argument("--receiver", required=True)
+    p.set_defaults(run=decisions)
     args = parser.parse_args()
     args.run(args)
 

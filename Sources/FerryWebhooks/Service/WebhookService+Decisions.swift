@@ -113,8 +113,16 @@ extension WebhookService: DecisionGateway {
         let report = AttemptReport(startedAt: startedAt, duration: result.duration, statusCode: result.statusCode, error: error, responseExcerpt: nil)
         let outcome = AttemptOutcome(statusCode: result.statusCode, retryAfter: nil)
         let now = configuration.now()
+        let decidedBy = reply == nil ? "default" : "receiver"
         do {
-            let applied = try await ledger.record(report, for: claim, decidedBy: reply == nil ? "default" : "receiver") { failingSince in
+            if outcome.isSuccess, let statusCode = result.statusCode {
+                _ = try await recorder.record(DeliveredAttempt(
+                    deliveryID: claim.deliveryID, leaseToken: claim.leaseToken, startedAt: startedAt, duration: result.duration,
+                    statusCode: statusCode, error: error, responseExcerpt: nil, decision: (claim.event.id, decidedBy)
+                ))
+                return reply
+            }
+            let applied = try await ledger.record(report, for: claim, decidedBy: decidedBy) { failingSince in
                 self.plan(outcome, attemptNumber: claim.previousAttempts + 1, isDecision: true, failingSince: failingSince, now: now)
             }
             logDisabling(applied, endpointID: claim.endpointID)

@@ -87,6 +87,20 @@ extension WebhookService {
             startedAt: startedAt, duration: result.duration, statusCode: result.statusCode,
             error: Self.errorText(result), responseExcerpt: excerpt(of: result.body)
         )
+        if outcome.isSuccess, let statusCode = result.statusCode {
+            do {
+                let leaseHeld = try await recorder.record(DeliveredAttempt(
+                    deliveryID: claim.deliveryID, leaseToken: claim.leaseToken, startedAt: startedAt, duration: result.duration,
+                    statusCode: statusCode, error: nil, responseExcerpt: report.responseExcerpt
+                ))
+                Self.attemptsDelivered.increment()
+                sessionsToCheckForFinishedEvents.withLock { _ = $0.insert(claim.event.sessionID) }
+                return leaseHeld
+            } catch {
+                logger.error("recording a webhook attempt failed", metadata: ["delivery": "\(claim.deliveryID)", "error": "\(error)"])
+                return false
+            }
+        }
         do {
             // Once more if the first fails (a deadlock or a dropped connection): unrecorded, the
             // delivery stays leased until its lease ends, and its task's later events wait as long.

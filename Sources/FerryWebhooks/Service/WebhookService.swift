@@ -17,6 +17,7 @@ public final class WebhookService: Service, Sendable {
     let logger: Logger
     let transport: WebhookTransport
     let planner: DeliveryPlanner
+    let recorder: DeliveredAttemptRecorder
     /// Rung by new events, decisions, and while a horizon waits to become safe.
     let fanOutBell = WakeSignal()
     /// Rung by new deliveries, finished attempts, retries and enabled endpoints.
@@ -38,6 +39,7 @@ public final class WebhookService: Service, Sendable {
         self.ledger = database.webhookLedger(instanceID: configuration.instanceID)
         self.hub = hub
         self.logger = logger
+        self.recorder = DeliveredAttemptRecorder(ledger: ledger)
         self.planner = DeliveryPlanner(schedule: configuration.schedule, disableAfter: configuration.disableAfterFailingFor)
         self.seededJitter = Mutex(configuration.jitterSeed.map { SplitMix64(seed: $0) })
         self.transport = try WebhookTransport(
@@ -53,7 +55,12 @@ public final class WebhookService: Service, Sendable {
         logger.info("webhook delivery started", metadata: ["instance": "\(configuration.instanceID)"])
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.runFanOut() }
-            group.addTask { await self.runDeliveries() }
+            group.addTask {
+                await self.runDeliveries()
+                // Every attempt in flight has been handed to the recorder by now.
+                self.recorder.close()
+            }
+            group.addTask { await self.recorder.run() }
             let listener = Task { await self.listen() }
             // Until the service group shuts down (or is cancelled).
             try? await gracefulShutdown()

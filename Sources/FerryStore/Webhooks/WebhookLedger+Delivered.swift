@@ -1,0 +1,80 @@
+import FerryCore
+import Foundation
+import Postgres
+
+/// An attempt the receiver answered 2xx, to be recorded with others in one statement.
+public struct DeliveredAttempt: Sendable {
+    public var deliveryID: String
+    /// Fences the result, as in `WebhookLedger.record`.
+    public var leaseToken: Int64
+    public var startedAt: Date
+    public var duration: Duration
+    public var statusCode: Int
+    /// A decision's reply Ferry could not use (the default applied), though it was answered 2xx.
+    public var error: String?
+    public var responseExcerpt: String?
+    /// For decisions: the event and who decided it.
+    public var decision: (eventID: String, decidedBy: String)?
+
+    public init(
+        deliveryID: String, leaseToken: Int64, startedAt: Date, duration: Duration, statusCode: Int,
+        error: String?, responseExcerpt: String?, decision: (eventID: String, decidedBy: String)? = nil
+    ) {
+        self.deliveryID = deliveryID
+        self.leaseToken = leaseToken
+        self.startedAt = startedAt
+        self.duration = duration
+        self.statusCode = statusCode
+        self.error = error
+        self.responseExcerpt = responseExcerpt
+        self.decision = decision
+    }
+}
+
+extension WebhookLedger {
+    /// Records attempts answered 2xx, any number in one statement: each attempt's row, its
+    /// delivery delivered (only while this instance still holds the lease it claimed with), its
+    /// endpoint no longer failing, and who decided a decision. What `record` does for one attempt,
+    /// without the endpoint's failure history, which a 2xx does not need. Returns the deliveries
+    /// whose lease was still held (the others were taken over; their attempt is recorded anyway).
+    public func recordDelivered(_ attempts: [DeliveredAttempt]) async throws -> Set<String> {
+        guard !attempts.isEmpty else { return [] }
+        let parameters: [any PostgresBindable] = [
+            attempts.map(\.deliveryID), attempts.map(\.leaseToken),
+            attempts.map { Int64(($0.startedAt.timeIntervalSince1970 * 1_000_000).rounded()) },
+            attempts.map { Int64($0.duration.components.seconds * 1000 + $0.duration.components.attoseconds / 1_000_000_000_000_000) },
+            attempts.map { Int64($0.statusCode) }, attempts.map(\.error), attempts.map(\.responseExcerpt),
+            attempts.map { $0.decision?.eventID }, attempts.map { $0.decision?.decidedBy }, instanceID,
+        ]
+        return try await pool.withTransaction { connection in
+            Set(try connection.query(
+                """
+                WITH input AS (
+                    SELECT * FROM unnest($1::text[], $2::int8[], $3::int8[], $4::int8[], $5::int8[], $6::text[], $7::text[],
+                                         $8::text[], $9::text[])
+                        AS i(delivery_id, lease_token, started_us, duration_ms, status_code, error, excerpt, event_id, decided_by)
+                ), attempts AS (
+                    INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, status_code, error, response_excerpt)
+                    SELECT delivery_id, to_timestamp(started_us / 1e6), least(duration_ms, 2147483647)::int, status_code::int,
+                           error, excerpt
+                    FROM input
+                ), decided AS (
+                    UPDATE events e SET decided_by = i.decided_by
+                    FROM input i WHERE i.event_id IS NOT NULL AND e.id = i.event_id AND e.decided_by IS NULL
+                ), delivered AS (
+                    UPDATE webhook_deliveries d SET
+                        status = 'delivered', attempts = d.attempts + 1, last_status_code = i.status_code::int,
+                        last_error = i.error, delivered_at = now(), lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+                    FROM input i WHERE d.id = i.delivery_id AND d.lease_owner = $10 AND d.lease_token = i.lease_token
+                    RETURNING d.id, d.endpoint_id
+                ), answering AS (
+                    UPDATE webhook_endpoints w SET failing_since = NULL, updated_at = now()
+                    WHERE w.id IN (SELECT endpoint_id FROM delivered) AND w.failing_since IS NOT NULL
+                )
+                SELECT id FROM delivered
+                """,
+                parameters
+            ).map { try $0.decode(0, as: String.self) })
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import FerryStore
+import Foundation
+import Synchronization
+
+/// Records attempts answered 2xx together: while one statement is being written, the attempts
+/// that finish meanwhile gather for the next (a group commit). One transaction per attempt was
+/// what limited delivery to a few hundred events a second, and a task's next event cannot be
+/// claimed before its previous one is recorded. Runs in the webhook service's task group; once
+/// closed, callers record their own attempt.
+final class DeliveredAttemptRecorder: Sendable {
+    private struct Waiting {
+        var attempt: DeliveredAttempt
+        var continuation: CheckedContinuation<Handling, any Error>
+    }
+
+    private struct State {
+        var waiting: [Waiting] = []
+        var isClosed = false
+    }
+
+    /// Bounds a statement's size; the rest waits for the next one.
+    static let maximumBatch = 500
+
+    private let ledger: WebhookLedger
+    private let state = Mutex(State())
+    private let bell = WakeSignal()
+
+    init(ledger: WebhookLedger) {
+        self.ledger = ledger
+    }
+
+    /// What the recorder did with an attempt handed to it.
+    private enum Handling: Sendable {
+        /// Recorded; whether this instance still held the delivery's lease.
+        case recorded(leaseHeld: Bool)
+        /// Closed: the caller records it.
+        case refused
+    }
+
+    /// Records the attempt; returns whether this instance still held the delivery's lease.
+    func record(_ attempt: DeliveredAttempt) async throws -> Bool {
+        let handling = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Handling, any Error>) in
+            let isClosed = state.withLock { state in
+                if !state.isClosed { state.waiting.append(Waiting(attempt: attempt, continuation: continuation)) }
+                return state.isClosed
+            }
+            if isClosed { continuation.resume(returning: .refused) } else { bell.ring() }
+        }
+        switch handling {
+        case .recorded(let leaseHeld):
+            return leaseHeld
+        case .refused:
+            return try await ledger.recordDelivered([attempt]).contains(attempt.deliveryID)
+        }
+    }
+
+    /// Writes what gathers until closed and nothing is left.
+    func run() async {
+        while true {
+            let (batch, isClosed) = state.withLock { state in
+                let count = min(state.waiting.count, Self.maximumBatch)
+                defer { state.waiting.removeFirst(count) }
+                return (Array(state.waiting.prefix(count)), state.isClosed)
+            }
+            if batch.isEmpty {
+                if isClosed { return }
+                await bell.wait(timeout: .seconds(1))
+                continue
+            }
+            do {
+                let held = try await ledger.recordDelivered(batch.map(\.attempt))
+                for entry in batch { entry.continuation.resume(returning: .recorded(leaseHeld: held.contains(entry.attempt.deliveryID))) }
+            } catch {
+                for entry in batch { entry.continuation.resume(throwing: error) }
+            }
+        }
+    }
+
+    /// No more gathering: what waits is still written; later attempts are recorded by their callers.
+    func close() {
+        state.withLock { $0.isClosed = true }
+        bell.ring()
+    }
+}

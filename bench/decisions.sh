@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Decision events at the receiver's speed: BENCH_TASKS (default 1000) data tasks, then as many
+# downloads, of a 22-byte file from nginx, each kind twice in one run: in a session without a
+# delegate, and in a session whose delegate subscribes to every event (the default when `events`
+# is absent) and answers every decision event with {"disposition": "allow"} at once
+# (bench/webhook_receiver.py). Tasks are created with tasks/batch requests of up to 1000;
+# CONNECTIONS (default 16) is each session's httpMaximumConnectionsPerHost. Prints, per kind:
+#   - the time from the first request to the last completion, with and without the delegate, and
+#     their ratio (target: at most 2);
+#   - who decided the decision events (target: every one "receiver", none "default");
+#   - each decision's overhead: from its event (the transfer paused) to the task's next event
+#     (it went on), minus the receiver's time from arrival to answer (target: median < 5 ms);
+#     an upper bound, since the next event also waits for the transfer's own next step.
+source "$(dirname "$0")/lib.sh"
+
+BENCH_TASKS="${BENCH_TASKS:-1000}"
+CONNECTIONS="${CONNECTIONS:-16}"
+WWW="$BENCH_OUT/www"
+RECEIVER_PID=""
+
+stop_receiver() {
+    if [ -n "$RECEIVER_PID" ] && kill -0 "$RECEIVER_PID" 2>/dev/null; then
+        kill -TERM "$RECEIVER_PID" 2>/dev/null
+        wait "$RECEIVER_PID" 2>/dev/null
+    fi
+}
+# lib.sh's cleanup reads the exit status from $? when it starts: hand it on.
+trap 'status=$?; set +e; stop_receiver; (exit "$status"); bench_cleanup' EXIT
+
+install_dependencies
+build_ferry
+mkdir -p "$WWW"
+printf 'twenty-two bytes long.' > "$WWW/tiny.txt"
+start_nginx "$WWW"
+start_ferry
+
+SECRET="whsec_$(head -c 32 /dev/urandom | base64 -w0)"
+RECEIVER_PORT="$(free_port)"
+RECEIVER_URL="http://127.0.0.1:$RECEIVER_PORT"
+"$PYTHON" "$BENCH_DIR/webhook_receiver.py" serve --port "$RECEIVER_PORT" --secret "$SECRET" > "$BENCH_TMP/receiver.log" 2>&1 &
+RECEIVER_PID=$!
+wait_for_http "$RECEIVER_URL/stats" 10 || die "the receiver did not start: $(cat "$BENCH_TMP/receiver.log")"
+create_tenant
+export FERRY_URL KEY
+
+# run KIND DELEGATE_JSON: creates the tasks in a new session and waits for them; prints the
+# seconds from the first request to the last completion. Sets SESSION. Each URL differs, so
+# that none is answered from the session's URL cache.
+round=0
+run() {
+    local kind="$1" delegate="$2" list="$BENCH_TMP/urls-$round.txt" result
+    round=$((round + 1))
+    SESSION="$(api POST /v1/sessions \
+        "{\"configuration\": {\"kind\": \"default\", \"httpMaximumConnectionsPerHost\": $CONNECTIONS}${delegate:+, \"delegate\": $delegate}}" | jq -r .id)"
+    export SESSION
+    for i in $(seq 1 "$BENCH_TASKS"); do echo "$NGINX_URL/tiny.txt?round=$round&task=$i"; done > "$list"
+    result="$(ferry_bulk create "$list" --kind "$kind" --batch 1000 --concurrency 1 --then-wait --timeout 600)"
+    [ "$(jq -r '.created' <<<"$result")" = "$BENCH_TASKS" ] || die "creating tasks failed: $result"
+    local failed
+    failed="$(ferry_bulk summary | jq -r .failed)"
+    [ "$failed" = 0 ] || log "$failed $kind tasks failed"
+    jq -r '.seconds + .waited' <<<"$result"
+}
+
+delegate="$(jq -nc --arg url "$RECEIVER_URL/webhook" --arg secret "$SECRET" '{url: $url, secret: $secret}')"
+machine_summary
+for kind in data download; do
+    plain="$(run "$kind" "")"
+    hooked="$(run "$kind" "$delegate")"
+    figures="$("$PYTHON" "$BENCH_DIR/webhook_receiver.py" decisions --receiver "$RECEIVER_URL")"
+    printf '%s tasks: without a delegate %s s, with a deciding delegate %s s; ratio %s (target <= 2)\n' \
+        "$BENCH_TASKS $kind" "$plain" "$hooked" "$(ratio "$hooked" "$plain")"
+    printf '  decided: %s\n' "$(jq -c .decidedBy <<<"$figures")"
+    printf '  decision overhead (paused -> goes on, minus the receiver'"'"'s time): %s\n' \
+        "$(jq -r '.overheadMs | "median \(.median) ms, p95 \(.p95) ms, p99 \(.p99) ms, max \(.max) ms"' <<<"$figures")"
+    printf '  decision event -> arrival at the receiver: %s\n' \
+        "$(jq -r '.eventToArrivalMs | "median \(.median) ms, p95 \(.p95) ms, p99 \(.p99) ms"' <<<"$figures")"
+done
