@@ -13,7 +13,7 @@ struct WebhookEndpointView: Encodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, url, events, status, disabledReason, disabledAt, failingSince, previousSecretExpiresAt
+        case id, url, events, maximumInFlight, status, disabledReason, disabledAt, failingSince, previousSecretExpiresAt
         case sessionId, taskId, createdAt, secret, links
     }
 
@@ -22,6 +22,7 @@ struct WebhookEndpointView: Encodable, Sendable {
         try container.encode(endpoint.id, forKey: .id)
         try container.encode(endpoint.url, forKey: .url)
         try container.encode(endpoint.events.map { $0.map(\.rawValue).sorted() }, forKey: .events)
+        try container.encode(endpoint.maximumInFlight, forKey: .maximumInFlight)
         try container.encode(endpoint.status.rawValue, forKey: .status)
         try container.encode(endpoint.disabledReason, forKey: .disabledReason)
         try container.encode(endpoint.disabledAt, forKey: .disabledAt)

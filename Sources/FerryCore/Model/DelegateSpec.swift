@@ -5,11 +5,20 @@ public struct DelegateSpec: Sendable, Equatable {
     public var secret: String?
     /// The event types to deliver; nil: all of them.
     public var events: Set<EventType>?
+    /// Deliveries to this URL in flight at once (across every instance); nil: the default.
+    /// Decisions, and the earlier events a decision sends first, are not held back by it: they
+    /// are bounded by the transfers paused on a decision.
+    public var maximumInFlight: Int?
 
-    public init(url: String, secret: String? = nil, events: Set<EventType>? = nil) {
+    /// Deliveries in flight to one endpoint: the default, and the most a delegate may ask for.
+    public static let defaultMaximumInFlight = 16
+    public static let maximumInFlightRange = 1...64
+
+    public init(url: String, secret: String? = nil, events: Set<EventType>? = nil, maximumInFlight: Int? = nil) {
         self.url = url
         self.secret = secret
         self.events = events
+        self.maximumInFlight = maximumInFlight
     }
 
     public init(validating reader: FieldReader, urlChecker: some URLSyntaxChecker) throws {
@@ -35,6 +44,7 @@ public struct DelegateSpec: Sendable, Equatable {
             }
             self.events = events
         }
+        maximumInFlight = try reader.integer("maximumInFlight", in: Self.maximumInFlightRange)
         try reader.finish()
     }
 }

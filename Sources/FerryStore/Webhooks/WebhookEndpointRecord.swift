@@ -20,6 +20,8 @@ public struct WebhookEndpointRecord: Sendable, Equatable {
     public var disabledAt: Date?
     /// Since when every attempt has failed; nil while the endpoint answers.
     public var failingSince: Date?
+    /// Deliveries in flight at once to it (`DelegateSpec.maximumInFlight`).
+    public var maximumInFlight: Int
     /// Until when the secret replaced by the last rotation also signs.
     public var previousSecretExpiresAt: Date?
     /// The session or task whose delegate it was created for.
@@ -28,7 +30,7 @@ public struct WebhookEndpointRecord: Sendable, Equatable {
     public var createdAt: Date
 
     static let columns = """
-        w.id, w.tenant_id, w.url, w.events, w.status, w.disabled_reason, w.disabled_at, w.failing_since, \
+        w.id, w.tenant_id, w.url, w.events, w.status, w.disabled_reason, w.disabled_at, w.failing_since, w.maximum_in_flight, \
         CASE WHEN w.previous_secret_until > now() THEN w.previous_secret_until END AS previous_secret_until, \
         w.session_id, w.task_id, w.created_at
         """
@@ -43,6 +45,7 @@ public struct WebhookEndpointRecord: Sendable, Equatable {
             disabledReason: try row.decode("disabled_reason"),
             disabledAt: try row.decode("disabled_at"),
             failingSince: try row.decode("failing_since"),
+            maximumInFlight: try row.decode("maximum_in_flight"),
             previousSecretExpiresAt: try row.decode("previous_secret_until"),
             sessionID: try row.decode("session_id"),
             taskID: try row.decode("task_id"),

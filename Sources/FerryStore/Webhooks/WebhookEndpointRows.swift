@@ -33,10 +33,13 @@ enum WebhookEndpointRows {
         }()
         try connection.execute(
             """
-            INSERT INTO webhook_endpoints (id, tenant_id, url, secret, events, session_id, task_id)
-            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            INSERT INTO webhook_endpoints (id, tenant_id, url, secret, events, session_id, task_id, maximum_in_flight)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
             """,
-            [id, tenantID, delegate.url, secret, delegate.events.map { $0.map(\.rawValue).sorted() }, sessionID, taskID]
+            [
+                id, tenantID, delegate.url, secret, delegate.events.map { $0.map(\.rawValue).sorted() }, sessionID, taskID,
+                delegate.maximumInFlight ?? DelegateSpec.defaultMaximumInFlight,
+            ]
         )
         return id
     }

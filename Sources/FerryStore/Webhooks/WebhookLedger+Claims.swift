@@ -7,6 +7,7 @@ extension WebhookLedger {
     /// tenant with many of them) cannot take every slot.
     public struct ClaimLimits: Sendable {
         public var total: Int
+        /// A cap on every endpoint's own `maximumInFlight`.
         public var perEndpoint: Int
         public var perTenant: Int
         public var lease: Duration
@@ -29,7 +30,7 @@ extension WebhookLedger {
             let ids = try connection.query(
                 """
                 WITH ready AS (
-                    SELECT d.id, d.endpoint_id, d.tenant_id, d.next_attempt_at
+                    SELECT d.id, d.endpoint_id, d.tenant_id, d.next_attempt_at, least(w.maximum_in_flight, $2) AS endpoint_limit
                     FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
                     WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND w.status = 'active'
                       AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
@@ -51,7 +52,7 @@ extension WebhookLedger {
                     SELECT e.*, row_number() OVER (PARTITION BY e.tenant_id ORDER BY e.endpoint_slot, e.next_attempt_at, e.id)
                                 + coalesce(b.n, 0) AS tenant_slot
                     FROM by_endpoint e LEFT JOIN busy_tenants b ON b.tenant_id = e.tenant_id
-                    WHERE e.endpoint_slot <= $2
+                    WHERE e.endpoint_slot <= e.endpoint_limit
                 ), picked AS (
                     SELECT d.id FROM webhook_deliveries d JOIN by_tenant k ON k.id = d.id
                     WHERE k.tenant_slot <= $3

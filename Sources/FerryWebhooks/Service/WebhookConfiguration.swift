@@ -19,7 +19,8 @@ public struct WebhookConfiguration: Sendable {
     public var decisionGrace: Duration
     /// An endpoint whose every attempt failed for this long is disabled.
     public var disableAfterFailingFor: Duration
-    /// Requests in flight at once: in all, to one endpoint, and for one tenant.
+    /// Requests in flight at once: in all, to one endpoint (a cap on each delegate's own
+    /// `maximumInFlight`), and for one tenant.
     public var maximumInFlight: Int
     public var maximumInFlightPerEndpoint: Int
     public var maximumInFlightPerTenant: Int
@@ -48,7 +49,7 @@ public struct WebhookConfiguration: Sendable {
         decisionGrace: Duration = .seconds(60),
         disableAfterFailingFor: Duration = .seconds(5 * 86400),
         maximumInFlight: Int = 256,
-        maximumInFlightPerEndpoint: Int = 16,
+        maximumInFlightPerEndpoint: Int = DelegateSpec.maximumInFlightRange.upperBound,
         maximumInFlightPerTenant: Int = 64,
         leaseDuration: Duration = .seconds(30),
         idlePollInterval: Duration = .seconds(1),

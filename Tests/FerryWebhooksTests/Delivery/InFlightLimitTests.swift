@@ -1,0 +1,39 @@
+import FerryCore
+import FerryStore
+import FerryTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@Suite("A delegate's maximumInFlight holds across instances")
+struct InFlightLimitTests {
+    @Test("two instances never have more requests open to an endpoint than its delegate allows")
+    func limitHoldsAcrossInstances() async throws {
+        let open = Mutex((now: 0, most: 0))
+        let receiver = try Receiver { _ in
+            open.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            Thread.sleep(forTimeInterval: 0.2)
+            open.withLock { $0.now -= 1 }
+            return .ok
+        }
+        try await WebhookHarness.run { ferry in
+            _ = try await ferry.startAnother(instanceID: "hooks-test-b")
+            let secret = WebhookHarness.newSecret()
+            let session = try await ferry.database.sessions.create(
+                tenantID: ferry.tenant.id,
+                SessionCreation(
+                    configuration: SessionConfiguration(kind: .default),
+                    delegate: DelegateSpec(url: receiver.url, secret: secret, maximumInFlight: 3)
+                )
+            ).session
+            // One event (task.didCreateTask) per task: twelve independent streams.
+            let tasks = try await (0..<12).asyncMap { _ in try await ferry.makeTask(in: session) }
+            #expect(try await receiver.wait(timeout: .seconds(20)) { receiver in
+                tasks.allSatisfy { receiver.sequences(ofTask: $0.id) == [1] }
+            })
+            let most = open.withLock { $0.most }
+            #expect(most <= 3, "\(most) requests were open at once")
+            #expect(most == 3, "the endpoint never had its share: \(most)")
+        }
+    }
+}
