@@ -32,7 +32,8 @@ extension Transfer {
             }
             return .consumed
         }
-        if let limit = job.claim.maxTaskBytes, bytesReceived + Int64(bytes.count) > limit {
+        // Subtracted, not added: no sum of counts may trap or wrap.
+        if let limit = job.claim.maxTaskBytes, Int64(bytes.count) > limit - bytesReceived {
             failure = TransferError(
                 code: .dataLengthExceedsMaximum, failingURL: request.url,
                 reason: "the response exceeds the tenant's maxTaskBytes quota of \(limit) bytes"
