@@ -53,4 +53,53 @@ struct TLSTests {
         #expect(with.error == nil)
         #expect(with.response?.statusCode == 200)
     }
+
+    @Test("an encrypted client key without a passphrase (stored before the API refused it) fails the task; libcurl never sees it")
+    func encryptedKeyWithoutPassphrase() async throws {
+        let certificates = try Self.certificates.get()
+        let encrypted = try certificates.encryptedClientKey(passphrase: "secret", iterations: 2048)
+        let origin = try TLSOrigin(certificates, requiresClientCertificate: true)
+        defer { origin.stop() }
+        // libcurl 7.88 dereferences the NULL passphrase here: the whole test process would die.
+        let task = try await fetch(origin.url) {
+            $0.tlsTrustedRootCertificatesPEM = certificates.caPEM
+            $0.tlsClientCertificatePEM = certificates.clientCertificatePEM
+            $0.tlsClientPrivateKeyPEM = encrypted
+        }
+        #expect(task.error?.code == -1200)
+        #expect(task.error?.reason?.contains("tlsClientPrivateKeyPassphrase") == true)
+    }
+
+    @Test("an encrypted client key with its passphrase is used")
+    func encryptedKeyWithPassphrase() async throws {
+        let certificates = try Self.certificates.get()
+        let encrypted = try certificates.encryptedClientKey(passphrase: "secret", iterations: 2048)
+        let origin = try TLSOrigin(certificates, requiresClientCertificate: true)
+        defer { origin.stop() }
+        let task = try await fetch(origin.url) {
+            $0.tlsTrustedRootCertificatesPEM = certificates.caPEM
+            $0.tlsClientCertificatePEM = certificates.clientCertificatePEM
+            $0.tlsClientPrivateKeyPEM = encrypted
+            $0.tlsClientPrivateKeyPassphrase = "secret"
+        }
+        #expect(task.error == nil)
+        #expect(task.response?.statusCode == 200)
+    }
+
+    @Test("a key with a huge PBKDF2 iteration count is refused before a worker spends seconds decrypting it")
+    func costlyKey() async throws {
+        let certificates = try Self.certificates.get()
+        let costly = try certificates.encryptedClientKey(passphrase: "secret", iterations: 3_000_000)
+        let origin = try TLSOrigin(certificates, requiresClientCertificate: true)
+        defer { origin.stop() }
+        let task = try await fetch(origin.url) {
+            $0.tlsTrustedRootCertificatesPEM = certificates.caPEM
+            $0.tlsClientCertificatePEM = certificates.clientCertificatePEM
+            $0.tlsClientPrivateKeyPEM = costly
+            $0.tlsClientPrivateKeyPassphrase = "secret"
+        }
+        // Before the fix the key was decrypted on the worker (and the transfer succeeded, late).
+        #expect(task.error?.code == -1200)
+        #expect(task.error?.reason?.contains("3000000") == true)
+    }
 }
