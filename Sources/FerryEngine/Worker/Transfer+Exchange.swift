@@ -171,9 +171,7 @@ extension Transfer {
             return .failed(TransferError(code: .httpTooManyRedirects, failingURL: request.url))
         }
         let status = heads.completed?.statusCode ?? 302
-        let previous = try? CurlURL(parsing: request.url)
-        let next = try? CurlURL(parsing: location)
-        let originChanged = previous?.scheme != next?.scheme || previous?.host != next?.host || previous?.port != next?.port
+        let originChanged = !CurlURL.isSameOrigin(request.url, location)
         let redirect = RedirectPolicy.nextRequest(after: request, statusCode: status, location: location, originChanged: originChanged)
         var redirectResponse: JSONValue = .null
         if let head = heads.completed {
@@ -189,6 +187,9 @@ extension Transfer {
     /// Follows a redirect (as proposed, or as the receiver changed it).
     func proceed(with redirect: RedirectPolicy.NextRequest) -> TransferEnd? {
         redirectCount += 1
+        // An answered challenge's credential is for the origin that asked (URLSession keeps it
+        // on same-origin redirects only).
+        if !CurlURL.isSameOrigin(request.url, redirect.request.url) { challengeResponse = nil }
         request = redirect.request
         sendsBody = sendsBody && redirect.keepsBody
         currentRequestReported = false

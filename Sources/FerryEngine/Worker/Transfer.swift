@@ -123,6 +123,8 @@ final class Transfer: CurlTransferDelegate {
         file = opened.file
         if let checkpoint = opened.resumingFrom, let validator = checkpoint.validator {
             resumeRequest = (checkpoint.bytesOnDisk, validator)
+            // The checkpoint's URL may be where redirects led: credentials stay with their origin.
+            if !CurlURL.isSameOrigin(request.url, checkpoint.url) { request = request.withoutCredentials }
             request.url = checkpoint.url
             self.validator = validator
             expectedTotalBytes = checkpoint.expectedTotalBytes
