@@ -12,6 +12,8 @@ extension Transfer {
         hopStarted = Date()
         failure = nil
         refusal = nil
+        droppedBodyBytes = 0
+        isDroppedBodyCut = false
         restartsWithoutRange = false
         exchangeStartBytes = bytesReceived
         let configuration = job.claim.configuration
@@ -57,6 +59,9 @@ extension Transfer {
         }
         let host = endpoint.host.contains(":") && !endpoint.host.hasPrefix("[") ? "[\(endpoint.host)]" : endpoint.host
         try easy.set(.proxy, "\(isSOCKS ? "socks5h" : "http")://\(host):\(endpoint.port)")
+        // Unset, curl reads NO_PROXY/no_proxy from the process environment and skips the proxy
+        // for the hosts it names: only the session's configuration decides.
+        try easy.set(.noProxy, "")
         usesProxy = true
     }
 
@@ -153,7 +158,8 @@ extension Transfer {
                 return .failed(TransferError(code: .cannotWriteToFile, failingURL: request.url))
             }
         }
-        guard result == 0 else { return .failed(error(for: result)) }
+        // A dropped body cut short by us ended the exchange on purpose: what follows is decided as usual.
+        guard result == 0 || isDroppedBodyCut else { return .failed(error(for: result)) }
         switch role {
         case .final where response?.statusCode == 401:
             return challenged()
