@@ -96,4 +96,37 @@ struct CredentialOriginTests {
             #expect(sameLanded.header("Cookie") == "sid=session")
         }
     }
+
+    @Test("a download resumed at a checkpoint on another origin (where redirects led) takes no credentials there")
+    func resumedElsewhere() async throws {
+        let content = TestOrigin.pattern(count: 100_000)
+        let serve: TestOrigin.Handler = { request, responder in try responder.serveResource(content, for: request, etag: "\"v1\"") }
+        let home = try TestOrigin(serve)
+        let other = try TestOrigin(serve)
+        defer { home.stop(); other.stop() }
+        try await EngineHarness.run { ferry in
+            var configuration = SessionConfiguration(kind: .default)
+            configuration.httpAdditionalHeaders = ["Authorization": "Bearer session-secret", "X-Session": "kept"]
+            let session = try await ferry.makeSession(configuration)
+            let files = TenantFiles(dataDirectory: ferry.dataDirectory)
+            try files.createDirectories(tenantID: ferry.tenant.id)
+            let name = "resumed-elsewhere.part"
+            try Data(content.prefix(40_000)).write(to: URL(fileURLWithPath: try files.path(.partial, tenantID: ferry.tenant.id, name: name)))
+            let checkpoint = TransferCheckpoint(
+                partialFile: name, bytesOnDisk: 40_000, validator: .strongETag("\"v1\""), url: other.url("/file"), expectedTotalBytes: 100_000
+            )
+            let task = try await ferry.completion(of: try await ferry.startTask(
+                in: session, kind: .download, url: home.url("/file"),
+                headers: ["Authorization": "Bearer task-secret", "Cookie": "c=1"], checkpoint: checkpoint
+            ).id)
+            #expect(task.error == nil)
+            #expect(try ferry.downloadedFile(of: task.id) == content)
+            let resumed = try #require(other.requests.first)
+            #expect(resumed.header("Range") == "bytes=40000-")
+            #expect(resumed.header("Authorization") == nil)
+            #expect(resumed.header("Cookie") == nil)
+            #expect(resumed.header("X-Session") == "kept")
+            #expect(home.requests.isEmpty)
+        }
+    }
 }
