@@ -25,6 +25,12 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // OpenSSL's libcrypto, for one thing: decrypting client keys before libcurl sees them.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .systemLibrary(
             name: "CLibPQ",
             pkgConfig: "libpq",
@@ -59,7 +65,7 @@ let package = Package(
         .target(
             name: "FerryEngine",
             dependencies: [
-                "FerryCore", "FerryStore", "Curl", "Postgres",
+                "FerryCore", "FerryStore", "Curl", "COpenSSL", "Postgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

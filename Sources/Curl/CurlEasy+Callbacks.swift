@@ -60,12 +60,12 @@ let curlProgressTrampoline: curl_xferinfo_callback = { userData, downloadTotal, 
 }
 
 let curlOpenSocketTrampoline: curl_opensocket_callback = { userData, purpose, address in
-    guard let address else { return CURL_SOCKET_BAD }
+    // Fails closed: the delegate is the address guard, so no delegate (a handle whose owner is
+    // gone, or one set up without one) means no connection, never an unchecked one.
+    guard let address, let easy = easy(userData), let delegate = easy.delegate,
+          let peer = CurlSocketAddress(address), delegate.curlEasy(easy, mayConnectTo: peer)
+    else { return CURL_SOCKET_BAD }
     let family = address.pointee.family
-    if let easy = easy(userData), let delegate = easy.delegate {
-        guard let peer = CurlSocketAddress(address) else { return CURL_SOCKET_BAD }
-        guard delegate.curlEasy(easy, mayConnectTo: peer) else { return CURL_SOCKET_BAD }
-    }
     // With an open-socket callback installed, creating the socket is ours to do.
     return socket(family, address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue), address.pointee.protocol)
 }

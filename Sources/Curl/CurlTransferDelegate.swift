@@ -1,6 +1,8 @@
 /// What a transfer's owner hears from curl, on the thread that drives the handle.
 ///
-/// Every method has a default, so an owner implements only what it needs.
+/// Every method has a default, so an owner implements only what it needs, except the address
+/// guard (`mayConnectTo`): an owner must decide where its transfers connect, a default that
+/// allows everything would be a guard that fails open.
 public protocol CurlTransferDelegate: AnyObject {
     /// One raw header line with its CRLF, for every response of the transfer (interim `100`,
     /// the final one, and the blank line that ends each block). Return false to abort.
@@ -55,5 +57,4 @@ extension CurlTransferDelegate {
     public func curlEasy(_ easy: CurlEasy, readBodyInto buffer: UnsafeMutableRawBufferPointer) -> CurlReadResult { .bytes(0) }
     public func curlEasy(_ easy: CurlEasy, seekBodyTo offset: Int64) -> Bool { offset == 0 }
     public func curlEasy(_ easy: CurlEasy, progress: CurlProgress) -> Bool { true }
-    public func curlEasy(_ easy: CurlEasy, mayConnectTo address: CurlSocketAddress) -> Bool { true }
 }

@@ -22,6 +22,21 @@ struct DecisionReplyTests {
         #expect(DecisionReplies.redirect(nil, proposed: proposed, urlChecker: TestURLChecker()) == nil)
     }
 
+    @Test("a reply may not make Ferry send CONNECT or TRACE: the default applies, and the refusal says why")
+    func forbiddenMethods() throws {
+        for method in ["CONNECT", "TRACE", "trace", "Track"] {
+            let reply = try json(#"{"request": {"httpMethod": "\#(method)"}}"#)
+            #expect(DecisionReplies.redirect(reply, proposed: proposed, urlChecker: TestURLChecker()) == nil)
+            #expect(DecisionReplies.refusal(of: reply, toEventOfType: "task.willPerformHTTPRedirection")?.contains(method) == true)
+            let delayed = try json(#"{"disposition": "useNewRequest", "request": {"httpMethod": "\#(method)"}}"#)
+            #expect(DecisionReplies.delayedRequest(delayed, original: proposed, urlChecker: TestURLChecker()) == nil)
+            #expect(DecisionReplies.refusal(of: delayed, toEventOfType: "task.willBeginDelayedRequest") != nil)
+        }
+        let put = try json(#"{"request": {"httpMethod": "PUT"}}"#)
+        #expect(DecisionReplies.refusal(of: put, toEventOfType: "task.willPerformHTTPRedirection") == nil)
+        #expect(DecisionReplies.redirect(put, proposed: proposed, urlChecker: TestURLChecker()) != nil)
+    }
+
     @Test("challenges, responses, caching and delayed requests")
     func dispositions() throws {
         #expect(DecisionReplies.challenge(try json(#"{"disposition": "useCredential", "credential": {"user": "u", "password": "p"}}"#)) == .useCredential(user: "u", password: "p"))

@@ -27,6 +27,14 @@ struct RedirectAndFailureTests {
             #expect(events.filter { $0 == "task.willPerformHTTPRedirection" }.count == 2)
             let metrics = try await ferry.tasks.metrics(tenantID: ferry.tenant.id, taskID: task.id)
             #expect(metrics?["redirectCount"] == 2)
+            // Ferry's own address inside its network is not the tenant's to see; the server's is.
+            guard case .array(let transactions)? = metrics?["transactionMetrics"] else {
+                Issue.record("no transactionMetrics")
+                return
+            }
+            #expect(transactions.count == 3)
+            #expect(transactions.allSatisfy { $0["localAddress"] == nil && $0["localPort"] == nil })
+            #expect(transactions.first?["remoteAddress"] == "127.0.0.1")
         }
     }
 
@@ -101,7 +109,8 @@ struct RedirectAndFailureTests {
             let session = try await guarded.makeSession()
             let task = try await guarded.completion(of: try await guarded.startTask(in: session, kind: .data, url: origin.url("/secret")).id)
             #expect(task.error?.code == -1004)
-            #expect(task.error?.reason == "refused by policy: 127.0.0.1 is loopback and not in FERRY_ALLOW_NETWORKS")
+            // The tenant learns the kind of range, not the address its URL resolved to.
+            #expect(task.error?.reason == "refused by policy: the server's address is loopback and not in FERRY_ALLOW_NETWORKS")
             #expect(origin.connectionsAccepted == 0)
         }
     }

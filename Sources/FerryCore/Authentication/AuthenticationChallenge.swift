@@ -42,7 +42,8 @@ public struct AuthenticationChallenge: Sendable, Equatable {
     /// (`Basic realm="a", Digest realm="b", nonce="…"`).
     public static func parse(_ values: [String]) -> [AuthenticationChallenge] {
         var challenges: [AuthenticationChallenge] = []
-        for value in values {
+        // A hostile origin controls these values: longer ones are not challenges anyone answers.
+        for value in values.prefix(maximumValues) where value.utf8.count <= maximumValueBytes {
             for (schemeName, parameters) in split(value) {
                 guard let scheme = Scheme.allCases.first(where: { $0.rawValue.lowercased() == schemeName.lowercased() }) else { continue }
                 challenges.append(AuthenticationChallenge(scheme: scheme, realm: parameters["realm"]))
@@ -50,6 +51,12 @@ public struct AuthenticationChallenge: Sendable, Equatable {
         }
         return challenges.sorted { $0.scheme > $1.scheme }
     }
+
+    /// The longest `WWW-Authenticate` value read (a Digest challenge is a few hundred bytes);
+    /// longer ones are ignored, as if absent.
+    public static let maximumValueBytes = 8 * 1024
+    /// How many `WWW-Authenticate` fields of one response are read.
+    public static let maximumValues = 16
 
     /// Splits a header value into (scheme, parameters) pairs: a new challenge starts at a token
     /// that is not followed by "=".
@@ -118,22 +125,23 @@ private struct Tokenizer {
         return value
     }
 
+    /// The next word or comma. A loop, not recursion: a value of many stray "=" must not cost
+    /// one stack frame each (a worker thread's stack is small).
     mutating func next() -> Token? {
-        skipSpaces()
-        guard index < scalars.count else { return nil }
-        if scalars[index] == "," {
-            index += 1
-            return .comma
+        while true {
+            skipSpaces()
+            guard index < scalars.count else { return nil }
+            if scalars[index] == "," {
+                index += 1
+                return .comma
+            }
+            var word = ""
+            while index < scalars.count, !" \t,=".contains(scalars[index]) {
+                word.append(scalars[index])
+                index += 1
+            }
+            if !word.isEmpty { return .word(word) }
+            index += 1  // a stray "=" that follows no word
         }
-        var word = ""
-        while index < scalars.count, !" \t,=".contains(scalars[index]) {
-            word.append(scalars[index])
-            index += 1
-        }
-        if word.isEmpty {
-            index += 1
-            return next()
-        }
-        return .word(word)
     }
 }

@@ -19,7 +19,7 @@ public enum DecisionReplies {
                 request.url = try urlChecker.check(url, field: "request.url").url
             }
             if let method = try reader.string("httpMethod", maxLength: 32, allowEmpty: false) {
-                guard method.utf8.allSatisfy(HTTPHeaderRules.isTokenByte) else { return nil }
+                guard method.utf8.allSatisfy(HTTPHeaderRules.isTokenByte), !isForbiddenMethod(method) else { return nil }
                 request.httpMethod = method
             }
             if let headers = try reader.stringMap("allHTTPHeaderFields") {
@@ -30,6 +30,20 @@ public enum DecisionReplies {
             return nil
         }
         return .follow(request)
+    }
+
+    /// As for task creation, a reply may not make Ferry send a forbidden method.
+    static func isForbiddenMethod(_ method: String) -> Bool {
+        HTTPHeaderRules.forbiddenMethods.contains(method.uppercased())
+    }
+
+    /// Why a well-formed reply to an event of `type` is still refused (then the default
+    /// applies), for the delivery's record; nil when nothing in it is refused.
+    public static func refusal(of reply: JSONValue, toEventOfType type: String) -> String? {
+        guard type == EventType.taskWillPerformHTTPRedirection.rawValue || type == EventType.taskWillBeginDelayedRequest.rawValue,
+              let method = reply["request"]?["httpMethod"]?.stringValue, isForbiddenMethod(method)
+        else { return nil }
+        return "the reply's request.httpMethod \(method.prefix(32)) is never sent (\(HTTPHeaderRules.forbiddenMethods.sorted().joined(separator: ", ")) are refused)"
     }
 
     /// `URLSession.AuthChallengeDisposition`.

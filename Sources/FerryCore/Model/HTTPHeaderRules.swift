@@ -9,6 +9,11 @@ public enum HTTPHeaderRules {
 
     public static let maximumCount = 100
 
+    /// Methods Ferry never sends, whoever asks (a task, a decision reply): CONNECT opens a
+    /// tunnel through the origin, TRACE (and IIS's TRACK) echo the request, credentials
+    /// included, back to whoever reads the response.
+    public static let forbiddenMethods: Set<String> = ["CONNECT", "TRACE", "TRACK"]
+
     /// Validates one header; `field` is the path of its member for the error.
     public static func validate(name: String, value: String, field: String) throws {
         guard !name.isEmpty, name.utf8.count <= 256, name.utf8.allSatisfy(isTokenByte) else {

@@ -51,6 +51,7 @@ extension SessionConfiguration {
             let missing = tlsClientCertificatePEM == nil ? "tlsClientCertificatePEM" : "tlsClientPrivateKeyPEM"
             throw reader.error(missing, "is required with the other half of the client certificate.")
         }
+        if let (field, message) = clientKeyProblem { throw reader.error(field, message) }
         tlsTrustedRootCertificatesPEM = try Self.pem(reader, "tlsTrustedRootCertificatesPEM", expecting: "CERTIFICATE")
         if let value = try reader.bool("waitsForConnectivity") { waitsForConnectivity = value }
         if let value = try reader.bool("isDiscretionary") { isDiscretionary = value }

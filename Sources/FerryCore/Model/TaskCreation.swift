@@ -94,7 +94,7 @@ extension TaskCreation {
             guard method.utf8.allSatisfy(HTTPHeaderRules.isTokenByte) else {
                 throw reader.error("httpMethod", "must be an HTTP method token such as \"GET\" or \"POST\".")
             }
-            guard !["CONNECT", "TRACE"].contains(method.uppercased()) else {
+            guard !HTTPHeaderRules.forbiddenMethods.contains(method.uppercased()) else {
                 throw reader.error("httpMethod", "\(method) is not allowed.")
             }
             request.httpMethod = method

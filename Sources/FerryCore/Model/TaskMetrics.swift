@@ -52,6 +52,7 @@ public struct TransactionMetrics: Codable, Sendable, Equatable {
     public var countOfRequestBodyBytesSent: Int64
     public var countOfResponseHeaderBytesReceived: Int64
     public var countOfResponseBodyBytesReceived: Int64
+    /// Never set by Ferry (its own address is not the tenant's to know); kept for the shape.
     public var localAddress: String?
     public var localPort: Int?
     public var remoteAddress: String?

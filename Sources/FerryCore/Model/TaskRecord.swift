@@ -59,10 +59,13 @@ public struct TaskRecord: Sendable, Equatable {
     /// `progress.fractionCompleted`, as `URLSessionTask.progress` reports it.
     public var fractionCompleted: Double {
         if state == .completed, error == nil { return 1 }
-        let expected = countOfBytesExpectedToReceive > 0 ? countOfBytesExpectedToReceive : 0
-        let toSend = countOfBytesExpectedToSend > 0 ? countOfBytesExpectedToSend : 0
+        // In Double: the expected length is the server's Content-Length, up to Int64.max, and
+        // an Int64 sum of it would trap on every read of the task.
+        let expected = Double(max(countOfBytesExpectedToReceive, 0))
+        let toSend = Double(max(countOfBytesExpectedToSend, 0))
         let total = expected + toSend
         guard total > 0 else { return 0 }
-        return min(1, Double(countOfBytesReceived + countOfBytesSent) / Double(total))
+        let done = Double(max(countOfBytesReceived, 0)) + Double(max(countOfBytesSent, 0))
+        return min(1, done / total)
     }
 }

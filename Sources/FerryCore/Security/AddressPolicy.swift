@@ -57,11 +57,15 @@ public enum AddressVerdict: Equatable, Sendable {
 }
 
 extension AddressVerdict {
-    /// The explanation a task's error carries when the connection was refused, e.g.
-    /// "refused by policy: 127.0.0.1 is loopback and not in FERRY_ALLOW_NETWORKS";
-    /// `nil` when the address was allowed.
-    public func refusalReason(for address: NetworkAddress) -> String? {
+    /// The explanation a task's error (or a webhook attempt) carries when the connection was
+    /// refused, e.g. "refused by policy: the server's address is loopback and not in
+    /// FERRY_ALLOW_NETWORKS"; `nil` when the address was allowed. Tenants read it: it names the
+    /// kind of range, never the address a name resolved to inside Ferry's network.
+    public var refusalReason: String? {
         guard case .refused(let range) = self else { return nil }
-        return "refused by policy: \(address) is \(range) and not in FERRY_ALLOW_NETWORKS"
+        return "\(TransferError.policyRefusalPrefix): the server's address is \(range) and not in FERRY_ALLOW_NETWORKS"
     }
+
+    /// The refusal of an address that is not IP (nothing else should reach the guard).
+    public static let nonIPRefusalReason = "\(TransferError.policyRefusalPrefix): the server's address is not an IP address"
 }

@@ -3,6 +3,12 @@ public enum RedirectPolicy {
     /// URLSession follows at most 16 redirects, then fails with -1007 (httpTooManyRedirects).
     public static let maximumRedirects = 16
 
+    /// A request's header fields (lower-cased) that carry credentials for its origin: dropped
+    /// when a redirect leads to another origin.
+    public static let credentialFields: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+    /// The same for the session's `httpAdditionalHeaders`, which apply to the task's own origin.
+    public static let sessionCredentialFields: Set<String> = ["authorization", "cookie"]
+
     public struct NextRequest: Sendable, Equatable {
         public var request: TransferRequest
         /// Whether the request body is sent again (307 and 308 keep it).
@@ -33,9 +39,18 @@ public enum RedirectPolicy {
         }
         if originChanged {
             // Credentials meant for one origin must not travel to another.
-            dropped.formUnion(["authorization", "cookie", "proxy-authorization"])
+            dropped.formUnion(credentialFields)
         }
         next.allHTTPHeaderFields = next.allHTTPHeaderFields.filter { !dropped.contains($0.key.lowercased()) }
         return NextRequest(request: next, keepsBody: keepsBody)
+    }
+}
+
+extension TransferRequest {
+    /// The request without the header fields that carry credentials for its origin.
+    public var withoutCredentials: TransferRequest {
+        var request = self
+        request.allHTTPHeaderFields = allHTTPHeaderFields.filter { !RedirectPolicy.credentialFields.contains($0.key.lowercased()) }
+        return request
     }
 }

@@ -89,6 +89,8 @@ extension TransferEngine {
             return nil
         }
         subscribe(&job)
+        // libcurl gets the client key already decrypted: never a key derivation on a worker.
+        job.claim.configuration = await clientKeys.prepare(job.claim.configuration)
         if let (decision, context) = await urlCache.decide(for: job, cookies: job.claim.cookies) {
             job.cache = context
             switch decision {

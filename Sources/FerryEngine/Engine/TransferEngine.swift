@@ -22,6 +22,8 @@ public final class TransferEngine: Service, Sendable {
     let logger: Logger
     let writer: LedgerWriter
     let blocking: BlockingPool
+    /// Decrypts encrypted client keys on a thread of its own before transfers reach a worker.
+    let clientKeys = ClientKeys()
     let directorySyncs: DirectorySyncs
     let book: Mutex<EngineBook>
     let workers = Mutex<[TransferWorker]>([])
@@ -116,6 +118,7 @@ public final class TransferEngine: Service, Sendable {
         }
         for worker in workers.withLock({ $0 }) { await worker.exit() }
         blocking.shutdown()
+        clientKeys.shutdown()
         logger.info("transfer engine stopped", metadata: ["instance": "\(configuration.instanceID)"])
     }
 

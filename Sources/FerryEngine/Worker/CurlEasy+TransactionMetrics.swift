@@ -38,8 +38,8 @@ extension CurlEasy {
         metrics.countOfRequestBodyBytesSent = uploadedBytes
         metrics.countOfResponseHeaderBytesReceived = Int64(headerBytes)
         metrics.countOfResponseBodyBytesReceived = downloadedBytes
-        metrics.localAddress = localIP
-        metrics.localPort = localPort > 0 ? localPort : nil
+        // localAddress and localPort stay unset: they are Ferry's own address inside its
+        // network, which tenants have no business learning.
         metrics.remoteAddress = primaryIP
         metrics.remotePort = primaryPort > 0 ? primaryPort : nil
         return metrics

@@ -1,3 +1,4 @@
+import Curl
 import FerryCore
 import Foundation
 
@@ -10,7 +11,13 @@ enum RequestHeaders {
 
     static func effective(for request: TransferRequest, job: TransferJob, cookies: CookieJar, now: Date) -> [String: String] {
         let configuration = job.claim.configuration
-        var headers = HTTPHeaderRules.merge(configuration.httpAdditionalHeaders, under: request.allHTTPHeaderFields)
+        var sessionHeaders = configuration.httpAdditionalHeaders
+        // The session's Authorization and Cookie are for the origin the task was created for:
+        // after a redirect (or a resume) to another origin they stay behind.
+        if !sessionHeaders.isEmpty, !CurlURL.isSameOrigin(request.url, job.claim.originalRequest.url) {
+            sessionHeaders = sessionHeaders.filter { !RedirectPolicy.sessionCredentialFields.contains($0.key.lowercased()) }
+        }
+        var headers = HTTPHeaderRules.merge(sessionHeaders, under: request.allHTTPHeaderFields)
         func has(_ name: String) -> Bool { headers.keys.contains { $0.lowercased() == name } }
         if !has("user-agent") { headers["User-Agent"] = job.userAgent }
         // The session's cookies, unless the request brings its own Cookie header.

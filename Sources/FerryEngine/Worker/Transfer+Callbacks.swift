@@ -25,14 +25,20 @@ extension Transfer {
         lastActivity = .now
         if case .response? = pendingDecision { return .pause }  // the delegate has not decided yet
         guard case .final = role else {
-            // A redirect's body is dropped, unless the delegate may stop at the redirect.
-            if case .redirect = role, job.decisions.contains(.taskWillPerformHTTPRedirection),
-               redirectBody.count + bytes.count <= 1024 * 1024 {
+            // A redirect's body is dropped, unless the delegate may stop at the redirect; and
+            // read only so far: past the bound the exchange ends and the redirect goes on.
+            droppedBodyBytes += bytes.count
+            guard droppedBodyBytes <= Self.maximumDroppedBodyBytes else {
+                isDroppedBodyCut = true
+                return .abort
+            }
+            if case .redirect = role, job.decisions.contains(.taskWillPerformHTTPRedirection) {
                 redirectBody.append(contentsOf: bytes)
             }
             return .consumed
         }
-        if let limit = job.claim.maxTaskBytes, bytesReceived + Int64(bytes.count) > limit {
+        // Subtracted, not added: no sum of counts may trap or wrap.
+        if let limit = job.claim.maxTaskBytes, Int64(bytes.count) > limit - bytesReceived {
             failure = TransferError(
                 code: .dataLengthExceedsMaximum, failingURL: request.url,
                 reason: "the response exceeds the tenant's maxTaskBytes quota of \(limit) bytes"
@@ -108,11 +114,11 @@ extension Transfer {
 
     func curlEasy(_ easy: CurlEasy, mayConnectTo address: CurlSocketAddress) -> Bool {
         guard let networkAddress = NetworkAddress(bytes: address.addressBytes) else {
-            refusal = "\(address) is not an IP address"
+            refusal = AddressVerdict.nonIPRefusalReason
             return false
         }
         let verdict = job.addressPolicy.evaluate(networkAddress)
-        if let reason = verdict.refusalReason(for: networkAddress) {
+        if let reason = verdict.refusalReason {
             refusal = reason
             return false
         }

@@ -12,6 +12,8 @@ extension Transfer {
         hopStarted = Date()
         failure = nil
         refusal = nil
+        droppedBodyBytes = 0
+        isDroppedBodyCut = false
         restartsWithoutRange = false
         exchangeStartBytes = bytesReceived
         let configuration = job.claim.configuration
@@ -57,6 +59,9 @@ extension Transfer {
         }
         let host = endpoint.host.contains(":") && !endpoint.host.hasPrefix("[") ? "[\(endpoint.host)]" : endpoint.host
         try easy.set(.proxy, "\(isSOCKS ? "socks5h" : "http")://\(host):\(endpoint.port)")
+        // Unset, curl reads NO_PROXY/no_proxy from the process environment and skips the proxy
+        // for the hosts it names: only the session's configuration decides.
+        try easy.set(.noProxy, "")
         usesProxy = true
     }
 
@@ -153,7 +158,8 @@ extension Transfer {
                 return .failed(TransferError(code: .cannotWriteToFile, failingURL: request.url))
             }
         }
-        guard result == 0 else { return .failed(error(for: result)) }
+        // A dropped body cut short by us ended the exchange on purpose: what follows is decided as usual.
+        guard result == 0 || isDroppedBodyCut else { return .failed(error(for: result)) }
         switch role {
         case .final where response?.statusCode == 401:
             return challenged()
@@ -171,9 +177,7 @@ extension Transfer {
             return .failed(TransferError(code: .httpTooManyRedirects, failingURL: request.url))
         }
         let status = heads.completed?.statusCode ?? 302
-        let previous = try? CurlURL(parsing: request.url)
-        let next = try? CurlURL(parsing: location)
-        let originChanged = previous?.scheme != next?.scheme || previous?.host != next?.host || previous?.port != next?.port
+        let originChanged = !CurlURL.isSameOrigin(request.url, location)
         let redirect = RedirectPolicy.nextRequest(after: request, statusCode: status, location: location, originChanged: originChanged)
         var redirectResponse: JSONValue = .null
         if let head = heads.completed {
@@ -189,6 +193,9 @@ extension Transfer {
     /// Follows a redirect (as proposed, or as the receiver changed it).
     func proceed(with redirect: RedirectPolicy.NextRequest) -> TransferEnd? {
         redirectCount += 1
+        // An answered challenge's credential is for the origin that asked (URLSession keeps it
+        // on same-origin redirects only).
+        if !CurlURL.isSameOrigin(request.url, redirect.request.url) { challengeResponse = nil }
         request = redirect.request
         sendsBody = sendsBody && redirect.keepsBody
         currentRequestReported = false

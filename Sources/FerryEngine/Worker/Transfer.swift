@@ -48,6 +48,11 @@ final class Transfer: CurlTransferDelegate {
     /// A redirect's body, kept only when the delegate decides redirects (stopping at one makes
     /// the redirect response, body included, the task's response).
     var redirectBody: [UInt8] = []
+    /// Bytes of the current exchange's body that are not the task's (a redirect's, a 416's):
+    /// at most `maximumDroppedBodyBytes` are read, so an endless one cannot hold the transfer.
+    var droppedBodyBytes = 0
+    /// The exchange was ended after `maximumDroppedBodyBytes` of such a body: not a failure.
+    var isDroppedBodyCut = false
     /// `dataTask.didReceiveResponse` answered `becomeDownload`.
     var becameDownload = false
     /// How much of `body` went out in `dataTask.didReceiveData` events.
@@ -87,6 +92,9 @@ final class Transfer: CurlTransferDelegate {
 
     /// The most body bytes one `dataTask.didReceiveData` event carries.
     static let maximumDataPerEvent = 256 * 1024
+    /// The most of a redirect's (or other dropped) body read, and kept for a delegate that may
+    /// stop at the redirect.
+    static let maximumDroppedBodyBytes = 1024 * 1024
 
     /// What the current exchange's response is for.
     enum HopRole {
@@ -123,6 +131,8 @@ final class Transfer: CurlTransferDelegate {
         file = opened.file
         if let checkpoint = opened.resumingFrom, let validator = checkpoint.validator {
             resumeRequest = (checkpoint.bytesOnDisk, validator)
+            // The checkpoint's URL may be where redirects led: credentials stay with their origin.
+            if !CurlURL.isSameOrigin(request.url, checkpoint.url) { request = request.withoutCredentials }
             request.url = checkpoint.url
             self.validator = validator
             expectedTotalBytes = checkpoint.expectedTotalBytes

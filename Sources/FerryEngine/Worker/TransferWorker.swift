@@ -209,6 +209,14 @@ private final class TransferWorkerLoop {
                 )))
                 return
             }
+            // Never hand libcurl a key it cannot use safely (sessions stored before the API
+            // refused them): 7.88 crashes on an encrypted key without a passphrase.
+            if let (field, message) = job.claim.configuration.clientKeyProblem {
+                finish(transfer, .failed(TransferError(
+                    code: .secureConnectionFailed, failingURL: job.claim.originalRequest.url, reason: "the session's \(field) \(message)"
+                )))
+                return
+            }
             try transfer.configureExchange()
             if transfer.uploadBody?.isStreamed == true { streaming[job.taskID] = transfer }
             transfer.announceDelayedStart()

@@ -101,9 +101,13 @@ extension WebhookService: DecisionGateway {
                 result.failure = .transport("the endpoint's signing secret is unusable: \(error)")
             }
         }
-        let reply = DecisionReply.parse(statusCode: result.statusCode, body: result.body, isTruncated: result.isBodyTruncated)
+        var reply = DecisionReply.parse(statusCode: result.statusCode, body: result.body, isTruncated: result.isBodyTruncated)
+        let refusal = reply.flatMap { DecisionReplies.refusal(of: $0, toEventOfType: claim.event.type) }
+        if refusal != nil { reply = nil }
         let error: String? = if let failure = result.failure {
             failure.description + "; the default applied"
+        } else if let refusal {
+            refusal + "; the default applied"
         } else if reply == nil {
             DecisionReply.rejection(statusCode: result.statusCode, body: result.body, isTruncated: result.isBodyTruncated) + "; the default applied"
         } else {

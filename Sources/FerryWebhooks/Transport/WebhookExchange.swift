@@ -117,10 +117,10 @@ final class WebhookExchange: CurlTransferDelegate {
 
     func curlEasy(_ easy: CurlEasy, mayConnectTo address: CurlSocketAddress) -> Bool {
         guard let networkAddress = NetworkAddress(bytes: address.addressBytes) else {
-            refusal = "refused by policy: \(address) is not an IP address"
+            refusal = AddressVerdict.nonIPRefusalReason
             return false
         }
-        if let reason = policy.evaluate(networkAddress).refusalReason(for: networkAddress) {
+        if let reason = policy.evaluate(networkAddress).refusalReason {
             refusal = reason
             return false
         }

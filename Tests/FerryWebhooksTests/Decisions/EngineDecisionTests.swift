@@ -73,6 +73,31 @@ struct EngineDecisionTests {
         }
     }
 
+    @Test("a reply that would send TRACE (or CONNECT) is refused: the default applies and the attempt says why", arguments: ["TRACE", "CONNECT"])
+    func forbiddenMethodInReply(method: String) async throws {
+        let origin = try origin()
+        let receiver = try Receiver(replies: ["task.willPerformHTTPRedirection": #"{"request": {"httpMethod": "\#(method)"}}"#])
+        defer { origin.stop(); receiver.origin.stop() }
+        try await EngineHarness.run(webhooks: Self.webhooks) { ferry in
+            let session = try await session(ferry, receiver: receiver)
+            let task = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: origin.url("/moved")).id)
+            #expect(task.response?.statusCode == 200)
+            #expect(origin.requests(path: "/target").map(\.method) == ["GET"])
+            #expect(try await decidedBy(ferry, task: task.id, type: .taskWillPerformHTTPRedirection) == "default")
+            let errors = try await ferry.database.database.pool.withConnection { connection in
+                try connection.query(
+                    """
+                    SELECT a.error FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+                    JOIN events e ON e.id = d.event_id WHERE e.task_id = $1 AND e.type = $2
+                    """,
+                    [task.id, EventType.taskWillPerformHTTPRedirection.rawValue]
+                ).map { try $0.decode(0, as: String?.self) }
+            }
+            #expect(errors.count == 1)
+            #expect(errors.first??.contains(method) == true)
+        }
+    }
+
     @Test("a receiver too slow to answer means the default: the redirect is followed")
     func lateAnswerIsDefault() async throws {
         let origin = try origin()

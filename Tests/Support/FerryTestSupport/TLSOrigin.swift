@@ -10,6 +10,16 @@ public final class TLSOrigin: Sendable {
         public let clientCertificatePEM: String
         public let clientKeyPEM: String
         public var caPath: String { directory + "/ca.pem" }
+
+        /// The client key encrypted as PKCS #8 (PBES2, PBKDF2 with `iterations`, AES-256-CBC).
+        public func encryptedClientKey(passphrase: String, iterations: Int) throws -> String {
+            let output = "client-\(iterations).enc.key"
+            try TLSOrigin.openssl([
+                "pkcs8", "-topk8", "-in", "client.key", "-v2", "aes-256-cbc", "-iter", String(iterations),
+                "-passout", "pass:\(passphrase)", "-out", output,
+            ], in: directory)
+            return try String(contentsOfFile: directory + "/" + output, encoding: .utf8)
+        }
     }
 
     public let port: Int
@@ -51,14 +61,7 @@ public final class TLSOrigin: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-tls-\(UInt32.random(in: 0...UInt32.max))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         func openssl(_ arguments: [String]) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.arguments = arguments
-            process.currentDirectoryURL = URL(fileURLWithPath: directory)
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.runOneAtATime()
-            guard process.waitForExitStatus() == 0 else { throw TLSOriginError.openssl(arguments.joined(separator: " ")) }
+            try TLSOrigin.openssl(arguments, in: directory)
         }
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         try openssl(["req", "-x509"] + ec + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "30", "-subj", "/CN=Ferry Test CA"])
@@ -95,6 +98,17 @@ public final class TLSOrigin: Sendable {
             clientCertificatePEM: try String(contentsOfFile: directory + "/client.pem", encoding: .utf8),
             clientKeyPEM: try String(contentsOfFile: directory + "/client.key", encoding: .utf8)
         )
+    }
+
+    static func openssl(_ arguments: [String], in directory: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.runOneAtATime()
+        guard process.waitForExitStatus() == 0 else { throw TLSOriginError.openssl(arguments.joined(separator: " ")) }
     }
 
     private static func freePort() throws -> Int {
