@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Ferry builds and runs with, when they are missing:
-# libcurl (OpenSSL flavour) and libpq headers, the PostgreSQL server for the embedded
-# database, and pkg-config. Extra package names given as arguments are installed too
+# libcurl (OpenSSL flavour), libpq and OpenSSL headers (client keys are decrypted with
+# libcrypto), the PostgreSQL server for the embedded database, and pkg-config. Extra package names given as arguments are installed too
 # (the benchmarks ask for nginx, aria2 and wrk this way).
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libpq-dev postgresql pkg-config "$@")
+packages=(libcurl4-openssl-dev libpq-dev libssl-dev postgresql pkg-config "$@")
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
