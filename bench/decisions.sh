@@ -4,7 +4,8 @@
 # delegate, and in a session whose delegate subscribes to every event (the default when `events`
 # is absent) and answers every decision event with {"disposition": "allow"} at once
 # (bench/webhook_receiver.py). Tasks are created with tasks/batch requests of up to 1000;
-# CONNECTIONS (default 16) is each session's httpMaximumConnectionsPerHost. Prints, per kind:
+# CONNECTIONS (default 16) is each session's httpMaximumConnectionsPerHost; KINDS (default
+# "data download") the kinds to run. Prints, per kind:
 #   - the time from the first request to the last completion, with and without the delegate, and
 #     their ratio (target: at most 2);
 #   - who decided the decision events (target: every one "receiver", none "default");
@@ -44,12 +45,13 @@ create_tenant
 export FERRY_URL KEY
 
 # run KIND DELEGATE_JSON: creates the tasks in a new session and waits for them; prints the
-# seconds from the first request to the last completion. Sets SESSION. Each URL differs, so
-# that none is answered from the session's URL cache.
-round=0
+# seconds from the first request to the last completion, and the session's id. Each URL
+# differs, so that none is answered from the session's URL cache.
 run() {
-    local kind="$1" delegate="$2" list="$BENCH_TMP/urls-$round.txt" result
-    round=$((round + 1))
+    # Runs in a subshell ($(run …)): nothing it sets outlives it.
+    local kind="$1" delegate="$2" round list result
+    round="$(date +%s%N)"
+    list="$BENCH_TMP/urls-$round.txt"
     SESSION="$(api POST /v1/sessions \
         "{\"configuration\": {\"kind\": \"default\", \"httpMaximumConnectionsPerHost\": $CONNECTIONS}${delegate:+, \"delegate\": $delegate}}" | jq -r .id)"
     export SESSION
@@ -59,15 +61,15 @@ run() {
     local failed
     failed="$(ferry_bulk summary | jq -r .failed)"
     [ "$failed" = 0 ] || log "$failed $kind tasks failed"
-    jq -r '.seconds + .waited' <<<"$result"
+    printf '%s %s\n' "$(jq -r '.seconds + .waited' <<<"$result")" "$SESSION"
 }
 
 delegate="$(jq -nc --arg url "$RECEIVER_URL/webhook" --arg secret "$SECRET" '{url: $url, secret: $secret}')"
 machine_summary
-for kind in data download; do
-    plain="$(run "$kind" "")"
-    hooked="$(run "$kind" "$delegate")"
-    figures="$("$PYTHON" "$BENCH_DIR/webhook_receiver.py" decisions --receiver "$RECEIVER_URL")"
+for kind in ${KINDS:-data download}; do
+    read -r plain _ <<<"$(run "$kind" "")"
+    read -r hooked SESSION <<<"$(run "$kind" "$delegate")"
+    figures="$(SESSION="$SESSION" "$PYTHON" "$BENCH_DIR/webhook_receiver.py" decisions --receiver "$RECEIVER_URL")"
     printf '%s tasks: without a delegate %s s, with a deciding delegate %s s; ratio %s (target <= 2)\n' \
         "$BENCH_TASKS $kind" "$plain" "$hooked" "$(ratio "$hooked" "$plain")"
     printf '  decided: %s\n' "$(jq -c .decidedBy <<<"$figures")"
@@ -75,4 +77,8 @@ for kind in data download; do
         "$(jq -r '.overheadMs | "median \(.median) ms, p95 \(.p95) ms, p99 \(.p99) ms, max \(.max) ms"' <<<"$figures")"
     printf '  decision event -> arrival at the receiver: %s\n' \
         "$(jq -r '.eventToArrivalMs | "median \(.median) ms, p95 \(.p95) ms, p99 \(.p99) ms"' <<<"$figures")"
+    for step in eventToClaim claimToAttempt attemptToArrival answeredToRecorded recordedToNextEvent; do
+        printf '    %-20s %s\n' "$step" \
+            "$(jq -r --arg step "$step" '.stepsMs[$step] // empty | "median \(.median) ms, p95 \(.p95) ms"' <<<"$figures")"
+    done
 done

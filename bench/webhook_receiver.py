@@ -337,9 +337,27 @@ def decisions(args):
         paused, went_on = parse_time(event["timestamp"]), parse_time(following["timestamp"])
         overheads.append((went_on - paused) - (record["answered"] - record["arrived"]))
         before_send.append(record["arrived"] - paused)
+    # Where a decision's time goes, on Ferry's records: event written -> its delivery claimed ->
+    # the attempt starts -> arrival here -> answered -> recorded delivered -> the task's next event.
+    deliveries = {d["eventId"]: d for d in ferry_pages(f"/v1/webhooks/deliveries?sessionId={session}")}
+    steps = collections.defaultdict(list)
+    for event in log:
+        record, delivery = records.get(event["id"]), deliveries.get(event["id"])
+        following = by_task.get((event["taskId"], event["sequence"] + 1))
+        if record is None or delivery is None or not delivery.get("attempts") or not delivery.get("deliveredAt"):
+            continue
+        paused = parse_time(event["timestamp"])
+        claimed, started = parse_time(delivery["createdAt"]), parse_time(delivery["attempts"][-1]["startedAt"])
+        steps["eventToClaim"].append(claimed - paused)
+        steps["claimToAttempt"].append(started - claimed)
+        steps["attemptToArrival"].append(record["arrived"] - started)
+        steps["answeredToRecorded"].append(parse_time(delivery["deliveredAt"]) - record["answered"])
+        if following is not None:
+            steps["recordedToNextEvent"].append(parse_time(following["timestamp"]) - parse_time(delivery["deliveredAt"]))
     print(json.dumps({
         "decisions": sum(deciders.values()), "decidedBy": dict(deciders),
         "overheadMs": milliseconds(overheads), "eventToArrivalMs": milliseconds(before_send),
+        "stepsMs": {name: milliseconds(values) for name, values in steps.items()},
     }))
 
 

@@ -10,7 +10,8 @@ import Synchronization
 final class DeliveredAttemptRecorder: Sendable {
     private struct Waiting {
         var attempt: DeliveredAttempt
-        var continuation: CheckedContinuation<Handling, any Error>
+        /// nil: submitted, nobody waits for it.
+        var continuation: CheckedContinuation<Handling, any Error>?
     }
 
     private struct State {
@@ -25,8 +26,12 @@ final class DeliveredAttemptRecorder: Sendable {
     private let state = Mutex(State())
     private let bell = WakeSignal()
 
-    init(ledger: WebhookLedger) {
+    /// Told when attempts nobody waits for could not be written (to log it).
+    private let onSubmittedFailure: @Sendable (any Error) -> Void
+
+    init(ledger: WebhookLedger, onSubmittedFailure: @escaping @Sendable (any Error) -> Void) {
         self.ledger = ledger
+        self.onSubmittedFailure = onSubmittedFailure
     }
 
     /// What the recorder did with an attempt handed to it.
@@ -54,6 +59,20 @@ final class DeliveredAttemptRecorder: Sendable {
         }
     }
 
+    /// Hands the attempt over without waiting for it to be written: for a decision, whose
+    /// transfer should go on as soon as the reply is in. Until it is written the delivery stays
+    /// leased, so the task's later events wait behind it; if it is never written (a crash), the
+    /// lease ends and the decision is sent again: at least once, as every delivery. Returns
+    /// false when closed (the caller records it).
+    func submit(_ attempt: DeliveredAttempt) -> Bool {
+        let isClosed = state.withLock { state in
+            if !state.isClosed { state.waiting.append(Waiting(attempt: attempt, continuation: nil)) }
+            return state.isClosed
+        }
+        if !isClosed { bell.ring() }
+        return !isClosed
+    }
+
     /// Writes what gathers until closed and nothing is left.
     func run() async {
         while true {
@@ -69,9 +88,10 @@ final class DeliveredAttemptRecorder: Sendable {
             }
             do {
                 let held = try await ledger.recordDelivered(batch.map(\.attempt))
-                for entry in batch { entry.continuation.resume(returning: .recorded(leaseHeld: held.contains(entry.attempt.deliveryID))) }
+                for entry in batch { entry.continuation?.resume(returning: .recorded(leaseHeld: held.contains(entry.attempt.deliveryID))) }
             } catch {
-                for entry in batch { entry.continuation.resume(throwing: error) }
+                for entry in batch { entry.continuation?.resume(throwing: error) }
+                if batch.contains(where: { $0.continuation == nil }) { onSubmittedFailure(error) }
             }
         }
     }

@@ -34,15 +34,19 @@ extension WebhookService: DecisionGateway {
                 case .none:
                     return await send(claim.decision, before: deadline)
                 case .taken(let deliveries):
+                    // Every earlier unfinished delivery (all were committed before the decision
+                    // was claimed): once they are through, nothing else comes first.
+                    var allDelivered = true
                     for delivery in deliveries {
                         let remaining = deadline - ContinuousClock.now
-                        guard remaining > .milliseconds(10) else { break }
-                        guard await attempt(delivery, timeout: remaining) else {
+                        guard remaining > .milliseconds(10) else { allDelivered = false; break }
+                        guard await attempt(delivery, timeout: remaining, recordsLater: true) else {
                             try await recordUnsent(claim.decision, startedAt: startedAt, deadline: deadline, timeout: timeout,
                                                    why: "an earlier delivery of this task failed")
                             return nil
                         }
                     }
+                    if allDelivered { return await send(claim.decision, before: deadline) }
                 case .inFlight:
                     // Someone else's attempt of an earlier delivery: it ends within its timeout.
                     try await Task.sleep(for: min(pause, max(deadline - ContinuousClock.now, .zero)))
@@ -120,10 +124,12 @@ extension WebhookService: DecisionGateway {
         let decidedBy = reply == nil ? "default" : "receiver"
         do {
             if outcome.isSuccess, let statusCode = result.statusCode {
-                _ = try await recorder.record(DeliveredAttempt(
+                // The transfer goes on now; the record follows (see `submit`).
+                let delivered = DeliveredAttempt(
                     deliveryID: claim.deliveryID, leaseToken: claim.leaseToken, startedAt: startedAt, duration: result.duration,
                     statusCode: statusCode, error: error, responseExcerpt: nil, decision: (claim.event.id, decidedBy)
-                ))
+                )
+                if !recorder.submit(delivered) { _ = try await ledger.recordDelivered([delivered]) }
                 return reply
             }
             let applied = try await ledger.record(report, for: claim, decidedBy: decidedBy) { failingSince in

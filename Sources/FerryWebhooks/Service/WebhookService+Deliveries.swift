@@ -59,9 +59,10 @@ extension WebhookService {
     private static let attemptsFailed = Counter(label: "ferry_webhook_attempts_total", dimensions: [("outcome", "failed")])
 
     /// One attempt of a queued delivery: sign, send, record, plan the next step. Returns whether
-    /// it was delivered.
+    /// it was delivered. A decision's earlier deliveries are not waited for once answered 2xx
+    /// (`recordsLater`): their record follows, as the decision's own does (see `submit`).
     @discardableResult
-    func attempt(_ claim: ClaimedDelivery, timeout: Duration? = nil) async -> Bool {
+    func attempt(_ claim: ClaimedDelivery, timeout: Duration? = nil, recordsLater: Bool = false) async -> Bool {
         let startedAt = configuration.now()
         let result: WebhookHTTPResult
         do {
@@ -88,11 +89,17 @@ extension WebhookService {
             error: Self.errorText(result), responseExcerpt: excerpt(of: result.body)
         )
         if outcome.isSuccess, let statusCode = result.statusCode {
+            let delivered = DeliveredAttempt(
+                deliveryID: claim.deliveryID, leaseToken: claim.leaseToken, startedAt: startedAt, duration: result.duration,
+                statusCode: statusCode, error: nil, responseExcerpt: report.responseExcerpt
+            )
+            if recordsLater, recorder.submit(delivered) {
+                Self.attemptsDelivered.increment()
+                sessionsToCheckForFinishedEvents.withLock { _ = $0.insert(claim.event.sessionID) }
+                return true
+            }
             do {
-                let leaseHeld = try await recorder.record(DeliveredAttempt(
-                    deliveryID: claim.deliveryID, leaseToken: claim.leaseToken, startedAt: startedAt, duration: result.duration,
-                    statusCode: statusCode, error: nil, responseExcerpt: report.responseExcerpt
-                ))
+                let leaseHeld = try await recorder.record(delivered)
                 Self.attemptsDelivered.increment()
                 sessionsToCheckForFinishedEvents.withLock { _ = $0.insert(claim.event.sessionID) }
                 return leaseHeld

@@ -51,9 +51,15 @@ struct EngineDecisionTests {
         ]))
     }
 
+    /// Who decided, once recorded (a decision's record follows its reply; this waits a little).
     private func decidedBy(_ ferry: EngineHarness, task: String, type: EventType) async throws -> String? {
-        try await ferry.database.database.pool.withConnection { connection in
-            try connection.query("SELECT decided_by FROM events WHERE task_id = $1 AND type = $2", [task, type.rawValue]).first?.decode(0, as: String?.self) ?? nil
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            let decidedBy = try await ferry.database.database.pool.withConnection { connection in
+                try connection.query("SELECT decided_by FROM events WHERE task_id = $1 AND type = $2", [task, type.rawValue]).first?.decode(0, as: String?.self) ?? nil
+            }
+            if decidedBy != nil || ContinuousClock.now >= deadline { return decidedBy }
+            try await Task.sleep(for: .milliseconds(20))
         }
     }
 
