@@ -34,6 +34,8 @@ public final class TransferEngine: Service, Sendable {
     /// Ephemeral sessions' cookies: in this instance's memory only, as URLSession keeps them.
     let ephemeralCookies = EphemeralCookieJars()
     let urlCache: URLCacheCoordinator
+    /// Sessions flushed since the last heartbeat: it checkpoints all their downloads.
+    let flushingSessions = Mutex<Set<String>>([])
     /// Outcomes being finalised (files synced and renamed) but not yet queued for writing.
     let finalizing = Atomic<Int>(0)
     /// Claimed tasks being prepared, not yet started, waiting or reported ended.
@@ -100,6 +102,7 @@ public final class TransferEngine: Service, Sendable {
                     loops.addTask { await self.runScheduler() }
                     loops.addTask { await self.runControlListener() }
                     loops.addTask { await self.runResetListener() }
+                    loops.addTask { await self.runFlushListener() }
                     loops.addTask { await self.runStatistics() }
                     loops.addTask { await self.runReaper() }
                     if self.configuration.reconcilesStorage { loops.addTask { await self.runReconciler() } }

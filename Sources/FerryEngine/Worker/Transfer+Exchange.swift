@@ -40,6 +40,7 @@ extension Transfer {
             try easy.set(.acceptEncoding, "")
         }
         try easy.set(.tcpKeepAlive, true)
+        try configureConnectionReuse()
         if let challengeResponse {
             try easy.set(.username, challengeResponse.user)
             try easy.set(.password, challengeResponse.password)

@@ -8,7 +8,8 @@ import Foundation
 ///
 /// Confined to the worker thread that owns it; curl calls it back from `CurlMulti.perform()`.
 final class Transfer: CurlTransferDelegate {
-    let job: TransferJob
+    /// Changes only when the session's `flush` or `reset` reaches the transfer.
+    var job: TransferJob
     let easy: CurlEasy
     let taskStarted = Date()
     let report: (WorkerReport) -> Void

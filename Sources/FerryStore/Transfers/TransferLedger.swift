@@ -146,7 +146,8 @@ public struct TransferLedger: Sendable {
                 """
                 SELECT t.id, t.tenant_id, t.session_id, t.kind, t.lease_epoch, t.attempt_count, t.original_request, t.earliest_begin_at,
                        t.upload_source, t.checkpoint, t.resource_deadline, t.bytes_expected_to_send,
-                       s.configuration, b.request_body, ten.max_task_bytes, w.id AS delegate_endpoint_id, w.events AS delegate_events
+                       s.configuration, b.request_body, ten.max_task_bytes, w.id AS delegate_endpoint_id, w.events AS delegate_events,
+                       s.connection_generation, extract(epoch FROM now() - s.connections_renewed_at)::float8 AS connections_renewed_ago
                 FROM tasks t JOIN sessions s ON s.id = t.session_id JOIN tenants ten ON ten.id = t.tenant_id
                 LEFT JOIN task_bodies b ON b.task_id = t.id
                 LEFT JOIN webhook_endpoints w ON w.id = coalesce(t.delegate_endpoint_id, s.delegate_endpoint_id) AND w.status = 'active'
@@ -163,6 +164,9 @@ public struct TransferLedger: Sendable {
                 configurations[sessionID] = configuration
                 var claim = try Self.decodeClaim(row, configuration: configuration)
                 claim.earliestBeginDate = try row.decode("earliest_begin_at")
+                claim.connectionGeneration = try row.decode("connection_generation")
+                // As an age: the database's clock and this instance's may differ.
+                claim.connectionsRenewedAt = try row.decode("connections_renewed_ago", as: Double?.self).map { Date(timeIntervalSinceNow: -$0) }
                 if let endpointID = try row.decode("delegate_endpoint_id", as: String?.self) {
                     let events = WebhookEndpointRows.eventFilter(try row.decode("delegate_events", as: [String]?.self))
                     claim.delegate = DelegateSubscription(endpointID: endpointID, events: events)
