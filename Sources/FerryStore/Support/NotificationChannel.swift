@@ -14,6 +14,9 @@ public enum NotificationChannel {
     /// A session was flushed. Payload: "<session id> <connection generation>". Instances
     /// checkpoint its downloads and renew its connections.
     public static let sessionFlush = "ferry_session_flush"
+    /// A session became invalidated. Payload: the session id. Instances drop what they keep of
+    /// it in memory (an ephemeral session's cookies, cache and credentials).
+    public static let sessionInvalidated = "ferry_session_invalidated"
     /// New events were written. Payload: the tenant id. Wakes webhook dispatchers and streams.
     public static let events = "ferry_events"
 }

@@ -11,11 +11,17 @@ public struct TransferLedger: Sendable {
     /// How long a lease lasts without renewal. Owners renew every heartbeat (about a second);
     /// another instance takes over a task this long after its owner stopped renewing.
     public let leaseDuration: Duration
+    /// Where ephemeral sessions keep their credentials (this process's memory).
+    let ephemeralCredentials: EphemeralCredentials
 
-    public init(pool: PostgresPool, instanceID: String, leaseDuration: Duration = .seconds(15)) {
+    public init(
+        pool: PostgresPool, instanceID: String, leaseDuration: Duration = .seconds(15),
+        ephemeralCredentials: EphemeralCredentials = EphemeralCredentials()
+    ) {
         self.pool = pool
         self.instanceID = instanceID
         self.leaseDuration = leaseDuration
+        self.ephemeralCredentials = ephemeralCredentials
     }
 
     var leaseSeconds: Double { Double(leaseDuration.components.seconds) + Double(leaseDuration.components.attoseconds) / 1e18 }
@@ -39,6 +45,7 @@ public struct TransferLedger: Sendable {
         guard limit > 0 else { return [] }
         let instanceID = self.instanceID
         let leaseSeconds = self.leaseSeconds
+        let ephemeralCredentials = self.ephemeralCredentials
         return try await pool.withTransaction { connection in
             // The claim reads tasks through its indexes only, under the claim lock.
             try connection.execute("SELECT pg_advisory_xact_lock($1), \(IndexedPlans.settings)", [Self.claimLockKey])
@@ -178,7 +185,10 @@ public struct TransferLedger: Sendable {
             for index in claims.indices {
                 let sessionID = claims[index].sessionID
                 if credentialsBySession[sessionID] == nil {
-                    credentialsBySession[sessionID] = try CredentialStore.credentials(ofSession: sessionID, on: connection)
+                    // Ephemeral sessions keep their credentials in memory, as URLSession does.
+                    credentialsBySession[sessionID] = claims[index].configuration.kind == .ephemeral
+                        ? ephemeralCredentials.credentials(ofSession: sessionID)
+                        : try CredentialStore.credentials(ofSession: sessionID, on: connection)
                 }
                 claims[index].credentials = credentialsBySession[sessionID] ?? []
                 // Ephemeral sessions keep their cookies in the engine's memory, not here.
