@@ -61,6 +61,8 @@ public struct CurlLongOption: Sendable {
     public static let maxAgeConnection = Self(raw: CURLOPT_MAXAGE_CONN)
     public static let forbidReuse = Self(raw: CURLOPT_FORBID_REUSE)
     public static let freshConnect = Self(raw: CURLOPT_FRESH_CONNECT)
+    /// Seconds since its creation after which a connection is not reused (and is closed).
+    public static let maxLifetimeConnection = Self(raw: CURLOPT_MAXLIFETIME_CONN)
     public static let unrestrictedAuth = Self(raw: CURLOPT_UNRESTRICTED_AUTH)
     public static let httpContentDecoding = Self(raw: CURLOPT_HTTP_CONTENT_DECODING)
     public static let expect100TimeoutMilliseconds = Self(raw: CURLOPT_EXPECT_100_TIMEOUT_MS)

@@ -4,6 +4,8 @@ import Postgres
 /// The store's entry point: one pool and the repositories over it.
 public struct FerryDatabase: Sendable {
     public let pool: PostgresPool
+    /// Ephemeral sessions' credentials: in memory, shared by the API and the engine of a process.
+    public let ephemeralCredentials = EphemeralCredentials()
 
     public init(pool: PostgresPool) {
         self.pool = pool
@@ -15,13 +17,13 @@ public struct FerryDatabase: Sendable {
     public var settings: SettingsStore { SettingsStore(pool: pool) }
     public var storage: StorageReferences { StorageReferences(pool: pool) }
     public var blobs: BlobStore { BlobStore(pool: pool) }
-    public var credentials: CredentialStore { CredentialStore(pool: pool) }
+    public var credentials: CredentialStore { CredentialStore(pool: pool, ephemeral: ephemeralCredentials) }
     public var cookies: CookieStore { CookieStore(pool: pool) }
     public var cache: CacheStore { CacheStore(pool: pool) }
     public var statistics: TaskStatistics { TaskStatistics(pool: pool) }
     public var overview: OverviewStore { OverviewStore(pool: pool) }
 
     public func transfers(instanceID: String, leaseDuration: Duration = .seconds(15)) -> TransferLedger {
-        TransferLedger(pool: pool, instanceID: instanceID, leaseDuration: leaseDuration)
+        TransferLedger(pool: pool, instanceID: instanceID, leaseDuration: leaseDuration, ephemeralCredentials: ephemeralCredentials)
     }
 }

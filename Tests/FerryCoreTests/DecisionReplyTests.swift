@@ -43,6 +43,11 @@ struct DecisionReplyTests {
         #expect(DecisionReplies.challenge(try json(#"{"disposition": "useCredential"}"#)) == nil)
         #expect(DecisionReplies.challenge(try json(#"{"disposition": "rejectProtectionSpace"}"#)) == .rejectProtectionSpace)
         #expect(DecisionReplies.challenge(try json(#"{"disposition": "maybe"}"#)) == nil)
+        let pem = "-----BEGIN CERTIFICATE-----\\nMIIB\\n-----END CERTIFICATE-----"
+        let key = "-----BEGIN PRIVATE KEY-----\\nMIIE\\n-----END PRIVATE KEY-----"
+        #expect(DecisionReplies.challenge(try json(#"{"disposition": "useCredential", "credential": {"certificate": "\#(pem)", "privateKey": "\#(key)", "passphrase": "s"}}"#))
+            == .useClientCertificate(certificate: pem.replacingOccurrences(of: "\\n", with: "\n"), privateKey: key.replacingOccurrences(of: "\\n", with: "\n"), passphrase: "s"))
+        #expect(DecisionReplies.challenge(try json(#"{"disposition": "useCredential", "credential": {"certificate": "not pem", "privateKey": "\#(key)"}}"#)) == nil)
         #expect(DecisionReplies.response(try json(#"{"disposition": "becomeDownload"}"#)) == .becomeDownload)
         #expect(DecisionReplies.response(try json(#"{"disposition": "becomeStream"}"#)) == nil)
         #expect(DecisionReplies.allowsCaching(try json(#"{"cachedResponse": null}"#)) == false)

@@ -40,6 +40,11 @@ public struct APIError: Error, HTTPResponseError, Sendable, CustomStringConverti
         APIError(status: .conflict, slug: "conflict", title: "The request conflicts with the resource's state.", detail: detail)
     }
 
+    /// What existed and was removed on purpose (a session's `reset` removed a task's body or file).
+    public static func gone(_ detail: String) -> APIError {
+        APIError(status: .gone, slug: "gone", title: "The resource was removed.", detail: detail)
+    }
+
     public static func tooLarge(_ detail: String) -> APIError {
         APIError(status: .contentTooLarge, slug: "too-large", title: "The request body is too large.", detail: detail)
     }

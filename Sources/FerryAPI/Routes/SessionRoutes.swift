@@ -56,12 +56,13 @@ struct SessionRoutes {
             return try JSONResponse.make(SessionView(try await services.database.sessions.find(tenantID: tenantID, id: id)))
         }
 
-        // Cookies, credentials and the cache are written through to storage as they change, so
-        // flushing has nothing left to write; it answers the session like URLSession's completion handler.
+        // Cookies, credentials and the cache are written through to storage as they change; what
+        // remains in memory is the running transfers' progress, checkpointed by their instances at
+        // the next heartbeat. The session's next requests use new connections.
         router.post("sessions/:sessionID/flush") { request, context in
             let id = try context.parameters.require("sessionID")
             try await TaskRoutes.expectEmptyBody(request)
-            return try JSONResponse.make(SessionView(try await services.database.sessions.find(tenantID: context.tenantID, id: id)))
+            return try JSONResponse.make(SessionView(try await services.database.sessions.flush(tenantID: context.tenantID, sessionID: id)))
         }
 
         router.get("sessions/:sessionID/tasks") { request, context in

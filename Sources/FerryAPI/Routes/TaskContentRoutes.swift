@@ -12,12 +12,13 @@ struct TaskContentRoutes {
     func register(on router: RouterGroup<TenantContext>) {
         router.get("tasks/:taskID/data") { _, context in
             let id = try context.parameters.require("taskID")
-            let (task, body) = try await services.database.tasks.responseBody(tenantID: context.tenantID, taskID: id)
+            let (task, body, isRemoved) = try await services.database.tasks.responseBody(tenantID: context.tenantID, taskID: id)
             guard task.kind != .download else {
                 throw APIError.conflict("A download task's body is its file: GET /v1/tasks/\(id)/file.")
             }
             guard task.state == .completed else { throw APIError.conflict("The task has not completed yet (state \(task.state.rawValue)).") }
             if let error = task.error { throw APIError.conflict("The task completed with an error and has no data: \(error.localizedDescription)") }
+            if isRemoved { throw APIError.gone("The task's data was removed by its session's reset.") }
             var headers: HTTPFields = [:]
             headers[.contentType] = Self.contentType(of: task.response)
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body ?? [])))
@@ -28,6 +29,9 @@ struct TaskContentRoutes {
             let task = try await services.database.tasks.find(tenantID: context.tenantID, id: id)
             guard task.kind == .download else { throw APIError.conflict("Only download tasks have a file; read /v1/tasks/\(id)/data.") }
             guard task.hasDownloadedFile else {
+                if try await services.database.tasks.storageWasRemoved(tenantID: context.tenantID, taskID: id) {
+                    throw APIError.gone("The task's file was removed by its session's reset.")
+                }
                 throw APIError.notFound(task.state == .completed ? "file (it was deleted, or the download failed)" : "file yet: the download has not completed")
             }
             let path = try services.files.path(.downloads, tenantID: context.tenantID, name: TenantFiles.downloadName(taskID: id))

@@ -49,6 +49,9 @@ public enum DecisionReplies {
     /// `URLSession.AuthChallengeDisposition`.
     public enum Challenge: Sendable, Equatable {
         case useCredential(user: String, password: String)
+        /// `useCredential` with a client certificate (`NSURLAuthenticationMethodClientCertificate`):
+        /// `{"credential": {"certificate": PEM, "privateKey": PEM, "passphrase"?}}`.
+        case useClientCertificate(certificate: String, privateKey: String, passphrase: String?)
         case performDefaultHandling
         case cancelAuthenticationChallenge
         case rejectProtectionSpace
@@ -58,6 +61,14 @@ public enum DecisionReplies {
         guard let disposition = reply?["disposition"]?.stringValue else { return nil }
         switch disposition {
         case "useCredential":
+            if let credential = reply?["credential"], let certificate = credential["certificate"]?.stringValue,
+               let privateKey = credential["privateKey"]?.stringValue {
+                guard certificate.contains("-----BEGIN"), privateKey.contains("-----BEGIN"),
+                      certificate.utf8.count <= 65536, privateKey.utf8.count <= 65536 else { return nil }
+                let passphrase = credential["passphrase"]?.stringValue
+                if let passphrase, passphrase.utf8.contains(0) { return nil }
+                return .useClientCertificate(certificate: certificate, privateKey: privateKey, passphrase: passphrase)
+            }
             guard let credential = reply?["credential"], let user = credential["user"]?.stringValue,
                   let password = credential["password"]?.stringValue,
                   !(user + password).utf8.contains(where: { $0 == 0 || $0 == 10 || $0 == 13 })

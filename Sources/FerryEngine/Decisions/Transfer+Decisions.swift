@@ -9,7 +9,11 @@ extension Transfer {
     /// The decision a transfer is waiting for, with what it needs to act on the answer.
     enum PendingDecision {
         case redirect(RedirectPolicy.NextRequest)
-        case challenge([AuthenticationChallenge])
+        case challenge([AuthenticationChallenge], previousFailureCount: Int)
+        /// A server asked for a client certificate; the transfer failed with this (-1206).
+        case clientCertificate(TransferError)
+        /// The session's proxy answered 407.
+        case proxyChallenge([AuthenticationChallenge], previousFailureCount: Int)
         case response
         case delayedRequest
     }
@@ -52,16 +56,40 @@ extension Transfer {
             case nil:
                 return step(after: proceed(with: proposed))
             }
-        case (.challenge(let challenges), .challenge(let decision)):
+        case (.challenge(let challenges, let failures), .challenge(let decision)):
             switch decision {
             case .useCredential(let user, let password)?:
                 return step(after: retry(with: (user, password, challenges.first?.scheme ?? .basic)))
             case .cancelAuthenticationChallenge?:
                 return .end(.stopped(.cancel))
             case .rejectProtectionSpace?:
-                return step(after: answerByDefault(Array(challenges.dropFirst())))
-            case .performDefaultHandling?, nil:
+                return step(after: rejectProtectionSpace(of: challenges, previousFailureCount: failures))
+            case .useClientCertificate?, .performDefaultHandling?, nil:
                 return step(after: answerByDefault(challenges))
+            }
+        case (.proxyChallenge(let challenges, let failures), .challenge(let decision)):
+            switch decision {
+            case .useCredential(let user, let password)?:
+                return step(after: retry(withProxyCredential: (user, password, challenges.first?.scheme ?? .basic)))
+            case .cancelAuthenticationChallenge?:
+                return .end(.stopped(.cancel))
+            case .rejectProtectionSpace?:
+                let rest = Array(challenges.dropFirst())
+                return step(after: !rest.isEmpty && askProxyChallenge(rest, previousFailureCount: failures) ? nil : .finished)
+            case .useClientCertificate?, .performDefaultHandling?, nil:
+                // Session storage holds no proxy credentials: the 407 is the task's response.
+                return .end(.finished)
+            }
+        case (.clientCertificate(let failure), .challenge(let decision)):
+            switch decision {
+            case .useClientCertificate(let certificate, let privateKey, let passphrase)?:
+                let answer = DelegateClientCertificate(certificatePEM: certificate, privateKeyPEM: privateKey, passphrase: passphrase)
+                return step(after: retry(withClientCertificate: answer))
+            case .cancelAuthenticationChallenge?:
+                return .end(.stopped(.cancel))
+            case .useCredential?, .rejectProtectionSpace?, .performDefaultHandling?, nil:
+                // Without a certificate the server refuses the connection, as it did.
+                return .end(.failed(failure))
             }
         case (.response, .response(let decision)):
             switch decision {

@@ -78,6 +78,17 @@ struct EngineBook {
 
     var waitingJobs: [TransferJob] { waiting.values.flatMap { $0 } }
 
+    /// A session's `flush` or `reset` reaches its jobs waiting for a slot.
+    mutating func renewWaiting(_ renewal: SessionRenewal) {
+        for host in waiting.keys where host.sessionID == renewal.sessionID {
+            waiting[host] = waiting[host]?.map { job in
+                var job = job
+                _ = job.apply(renewal)
+                return job
+            }
+        }
+    }
+
     func worker(of taskID: String) -> Int? { running[taskID]?.worker }
 
     /// Whether this lease's transfer is still here (running or waiting): a heartbeat may report

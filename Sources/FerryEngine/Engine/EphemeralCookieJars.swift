@@ -4,7 +4,8 @@ import Synchronization
 
 /// The cookie jars of ephemeral sessions, which URLSession keeps in memory only: they vanish
 /// with the process (and are not shared with other instances, whose memory is their own).
-/// Jars idle for a day are dropped, so invalidated sessions do not accumulate.
+/// A session's jar is dropped when it is reset or invalidated; jars idle for a day are dropped
+/// too, for sessions that are never invalidated.
 final class EphemeralCookieJars: Sendable {
     private struct Entry {
         var jar: CookieJar
@@ -20,6 +21,9 @@ final class EphemeralCookieJars: Sendable {
             return entries[sessionID]?.jar ?? CookieJar()
         }
     }
+
+    /// Sessions with a jar here.
+    var sessionCount: Int { entries.withLock { $0.count } }
 
     func forgetSession(_ sessionID: String) {
         _ = entries.withLock { $0.removeValue(forKey: sessionID) }

@@ -18,6 +18,10 @@ extension TransferEngine {
         let snapshots = await collectSnapshots()
         EngineMetrics.runningTransfers.record(snapshots.count)
         let waiting = book.withLock { $0.waitingJobs }
+        let flushing = flushingSessions.withLock { sessions in
+            defer { sessions.removeAll() }
+            return sessions
+        }
         var progress: [TransferProgress] = []
         var checkpoints: [(index: Int, file: PartialFile)] = []
         let now = ContinuousClock.now
@@ -36,7 +40,8 @@ extension TransferEngine {
             if let file = snapshot.file, snapshot.validator != nil {
                 let written = file.bytesWritten
                 let fresh = written - last.checkpointedBytes
-                if Self.isCheckpointDue(fresh: fresh, since: now - last.checkpointedAt) {
+                let isFlushed = fresh > 0 && flushing.contains(snapshot.job.claim.sessionID)
+                if isFlushed || Self.isCheckpointDue(fresh: fresh, since: now - last.checkpointedAt) {
                     checkpoints.append((progress.count, file))
                 }
             }

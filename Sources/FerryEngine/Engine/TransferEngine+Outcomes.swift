@@ -41,9 +41,11 @@ extension TransferEngine {
             // A data task's `willCacheResponse` comes before its `didCompleteWithError` (and
             // after its last data), so its response is stored before the end is queued. A
             // download's is stored after: nothing its delegate hears depends on it, and the next
-            // transfer of its connection need not wait.
+            // transfer of its connection need not wait. An ephemeral session's, in memory, is
+            // stored first too: once its last end is written the session may be invalidated and
+            // its memory dropped, and nothing may be stored after that.
             let storesResponse = Self.storesResponse(of: ended, completion)
-            let storesFirst = claim.kind != .download
+            let storesFirst = claim.kind != .download || claim.configuration.kind == .ephemeral
             if storesResponse, storesFirst {
                 if !lastEvents.isEmpty { writer.enqueue(.events(lastEvents)) }
                 lastEvents = []

@@ -193,13 +193,47 @@ extension TransferEngine {
         workers.withLock { $0[worker] }.send(.stop(taskID: taskID, end))
     }
 
-    /// A reset session's memory-only state (ephemeral cookies and cache) is dropped everywhere.
+    /// A reset session's memory-only state (ephemeral cookies, cache, credentials) is dropped everywhere,
+    /// and its transfers here go on without cookies and credentials, on new connections.
     func runResetListener() async {
         for await signal in hub.subscribe(to: NotificationChannel.sessionReset) {
-            guard case .notification(let sessionID) = signal else { continue }
-            ephemeralCookies.forgetSession(sessionID)
-            urlCache.forgetSession(sessionID)
+            guard case .notification(let payload) = signal,
+                  let renewal = SessionRenewal(payload: payload, resetsStorage: true) else { continue }
+            forgetMemory(ofSession: renewal.sessionID)
+            renew(renewal)
         }
+    }
+
+    /// An invalidated session's memory-only state is dropped everywhere: an ephemeral session
+    /// leaves nothing behind but its task records.
+    func runInvalidationListener() async {
+        for await signal in hub.subscribe(to: NotificationChannel.sessionInvalidated) {
+            guard case .notification(let sessionID) = signal else { continue }
+            forgetMemory(ofSession: sessionID)
+        }
+    }
+
+    private func forgetMemory(ofSession sessionID: String) {
+        ephemeralCookies.forgetSession(sessionID)
+        urlCache.forgetSession(sessionID)
+        ephemeralCredentials.forgetSession(sessionID)
+    }
+
+    /// A flushed session's downloads here are checkpointed at the next heartbeat, whatever
+    /// they received since the last one, and its next exchanges use new connections.
+    func runFlushListener() async {
+        for await signal in hub.subscribe(to: NotificationChannel.sessionFlush) {
+            guard case .notification(let payload) = signal,
+                  let renewal = SessionRenewal(payload: payload, resetsStorage: false) else { continue }
+            flushingSessions.withLock { _ = $0.insert(renewal.sessionID) }
+            renew(renewal)
+        }
+    }
+
+    /// Hands a session's renewal to the jobs waiting for a slot and to every worker.
+    private func renew(_ renewal: SessionRenewal) {
+        book.withLock { $0.renewWaiting(renewal) }
+        for worker in workers.withLock({ $0 }) { worker.send(.renew(renewal)) }
     }
 
     /// Stop requests sent by other instances' API handlers for transfers this instance runs.

@@ -35,7 +35,11 @@ public final class TransferEngine: Service, Sendable {
     let capacityRings: AsyncStream<Void>
     /// Ephemeral sessions' cookies: in this instance's memory only, as URLSession keeps them.
     let ephemeralCookies = EphemeralCookieJars()
+    /// Ephemeral sessions' credentials, shared with this process's API.
+    let ephemeralCredentials: EphemeralCredentials
     let urlCache: URLCacheCoordinator
+    /// Sessions flushed since the last heartbeat: it checkpoints all their downloads.
+    let flushingSessions = Mutex<Set<String>>([])
     /// Outcomes being finalised (files synced and renamed) but not yet queued for writing.
     let finalizing = Atomic<Int>(0)
     /// Claimed tasks being prepared, not yet started, waiting or reported ended.
@@ -51,6 +55,7 @@ public final class TransferEngine: Service, Sendable {
         self.ledger = database.transfers(instanceID: configuration.instanceID, leaseDuration: configuration.leaseDuration)
         self.storage = database.storage
         self.statistics = database.statistics
+        self.ephemeralCredentials = database.ephemeralCredentials
         self.files = TenantFiles(dataDirectory: configuration.dataDirectory)
         self.resumeData = resumeData
         self.hub = hub
@@ -102,6 +107,8 @@ public final class TransferEngine: Service, Sendable {
                     loops.addTask { await self.runScheduler() }
                     loops.addTask { await self.runControlListener() }
                     loops.addTask { await self.runResetListener() }
+                    loops.addTask { await self.runFlushListener() }
+                    loops.addTask { await self.runInvalidationListener() }
                     loops.addTask { await self.runStatistics() }
                     loops.addTask { await self.runReaper() }
                     if self.configuration.reconcilesStorage { loops.addTask { await self.runReconciler() } }
@@ -148,8 +155,10 @@ public final class TransferEngine: Service, Sendable {
 
     /// Every report of every worker, in order: events go to the writer; ended transfers are
     /// finalised (concurrently: one large fsync must not hold up the others) and then written.
+    /// A discarding group: this one lives as long as the engine, and a plain task group keeps
+    /// every finished child until it is awaited, which nothing here does.
     private func consumeReports() async {
-        await withTaskGroup(of: Void.self) { group in
+        await withDiscardingTaskGroup { group in
             for await report in reports {
                 switch report {
                 case .event(let event):

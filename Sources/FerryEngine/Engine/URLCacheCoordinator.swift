@@ -148,10 +148,13 @@ final class URLCacheCoordinator: Sendable {
         }
     }
 
-    /// Forgets an ephemeral session's cache (its `reset`).
+    /// Forgets an ephemeral session's cache (its `reset`, its invalidation).
     func forgetSession(_ sessionID: String) {
         memory.withLock { $0[sessionID] = nil }
     }
+
+    /// Ephemeral sessions with a cache in memory here.
+    var ephemeralSessionCount: Int { memory.withLock { $0.count } }
 
     private func put(_ entry: CachedResponse, body: Body, key: String, claim: ClaimedTask, deferred: Bool) async {
         if claim.configuration.kind == .ephemeral {

@@ -42,6 +42,7 @@ extension Transfer {
             try easy.set(.acceptEncoding, "")
         }
         try easy.set(.tcpKeepAlive, true)
+        try configureConnectionReuse()
         if let challengeResponse {
             try easy.set(.username, challengeResponse.user)
             try easy.set(.password, challengeResponse.password)
@@ -63,10 +64,21 @@ extension Transfer {
         // for the hosts it names: only the session's configuration decides.
         try easy.set(.noProxy, "")
         usesProxy = true
+        if let proxyChallengeResponse, !isSOCKS {
+            try easy.set(.proxyUsername, proxyChallengeResponse.user)
+            try easy.set(.proxyPassword, proxyChallengeResponse.password)
+            try easy.set(.proxyAuth, proxyChallengeResponse.scheme.curlMethods.rawValue)
+        }
     }
 
     private func configureTLS(_ configuration: SessionConfiguration) throws {
-        if let certificate = configuration.tlsClientCertificatePEM, let key = configuration.tlsClientPrivateKeyPEM {
+        if let certificate = delegateClientCertificate {
+            try easy.set(.sslCertType, "PEM")
+            try easy.set(.sslCertificate, Array(certificate.certificatePEM.utf8))
+            try easy.set(.sslKeyType, "PEM")
+            try easy.set(.sslKey, Array(certificate.privateKeyPEM.utf8))
+            if let passphrase = certificate.passphrase { try easy.set(.keyPassword, passphrase) }
+        } else if let certificate = configuration.tlsClientCertificatePEM, let key = configuration.tlsClientPrivateKeyPEM {
             try easy.set(.sslCertType, "PEM")
             try easy.set(.sslCertificate, Array(certificate.utf8))
             try easy.set(.sslKeyType, "PEM")
@@ -159,10 +171,12 @@ extension Transfer {
             }
         }
         // A dropped body cut short by us ended the exchange on purpose: what follows is decided as usual.
-        guard result == 0 || isDroppedBodyCut else { return .failed(error(for: result)) }
+        guard result == 0 || isDroppedBodyCut else { return clientCertificateRequested(error(for: result)) }
         switch role {
         case .final where response?.statusCode == 401:
             return challenged()
+        case .final where response?.statusCode == 407 && usesProxy:
+            return proxyChallenged()
         case .final, .discard:
             return .finished
         case .undecided:
@@ -211,28 +225,13 @@ extension Transfer {
         }
     }
 
-    /// A 401: the delegate decides (`task.didReceiveChallenge`, or `session.didReceiveChallenge` for
-    /// the connection-level NTLM and Negotiate schemes), else URLSession's default handling.
+    /// A 401: the delegate decides (see `askChallenge`), else URLSession's default handling.
     /// Returns nil when a new exchange is set up or a decision awaited, else the ending.
     private func challenged() -> TransferEnd? {
         let challenges = AuthenticationChallenge.parse(heads.completed?.values(of: "WWW-Authenticate") ?? [])
-        guard let strongest = challenges.first, let url = try? CurlURL(parsing: request.url) else { return .finished }
-        let isSessionLevel = strongest.scheme == .ntlm || strongest.scheme == .negotiate
-        let space = ProtectionSpace(
-            host: url.host, port: url.port ?? (url.scheme == "https" ? 443 : 80), protocol: url.scheme,
-            realm: strongest.realm, authenticationMethod: strongest.scheme.authenticationMethod
-        )
-        let data: [String: JSONValue] = [
-            "challenge": [
-                "protectionSpace": (try? JSONValue(encoding: space)) ?? .null,
-                "previousFailureCount": .number(Double(challengeRounds)),
-                "failureResponse": (try? JSONValue(encoding: response)) ?? .null,
-            ],
-        ]
-        challengeRounds += 1
-        if ask(isSessionLevel ? .sessionDidReceiveChallenge : .taskDidReceiveChallenge, data, pending: .challenge(challenges)) {
-            return nil
-        }
+        guard !challenges.isEmpty, (try? CurlURL(parsing: request.url)) != nil else { return .finished }
+        defer { challengeRounds += 1 }
+        if askChallenge(challenges, previousFailureCount: challengeRounds) { return nil }
         return answerByDefault(challenges)
     }
 

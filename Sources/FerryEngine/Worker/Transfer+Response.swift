@@ -91,9 +91,10 @@ extension Transfer {
             expectedTotalBytes = snapshot.expectedContentLength >= 0 ? snapshot.expectedContentLength : nil
         }
         response = snapshot
-        // A challenged 401 goes to the challenge decision first (URLSession asks about the
-        // response only when it is the task's final one).
+        // A challenged 401 (or the session's proxy's 407) goes to the challenge decision first
+        // (URLSession asks about the response only when it is the task's final one).
         let isChallenge = head.statusCode == 401 && !head.values(of: "WWW-Authenticate").isEmpty
+            || head.statusCode == 407 && usesProxy && !head.values(of: "Proxy-Authenticate").isEmpty
         if job.claim.kind != .download, !isChallenge {
             // Body bytes wait (the write callback pauses) until the delegate allows them.
             _ = ask(.dataTaskDidReceiveResponse, ["response": (try? JSONValue(encoding: snapshot)) ?? .null], pending: .response)

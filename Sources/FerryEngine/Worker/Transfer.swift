@@ -8,7 +8,8 @@ import Foundation
 ///
 /// Confined to the worker thread that owns it; curl calls it back from `CurlMulti.perform()`.
 final class Transfer: CurlTransferDelegate {
-    let job: TransferJob
+    /// Changes only when the session's `flush` or `reset` reaches the transfer.
+    var job: TransferJob
     let easy: CurlEasy
     let taskStarted = Date()
     let report: (WorkerReport) -> Void
@@ -43,6 +44,12 @@ final class Transfer: CurlTransferDelegate {
     var challengeResponse: (user: String, password: String, scheme: AuthenticationChallenge.Scheme)?
     var triedCredentialIDs: Set<String> = []
     var challengeRounds = 0
+    /// The client certificate a delegate answered with, and whether it was asked for one.
+    var delegateClientCertificate: DelegateClientCertificate?
+    var hasAskedForClientCertificate = false
+    /// The credential a delegate answered the proxy's 407 with, and the proxy's challenge rounds.
+    var proxyChallengeResponse: (user: String, password: String, scheme: AuthenticationChallenge.Scheme)?
+    var proxyChallengeRounds = 0
     /// The decision this transfer waits for, if any.
     var pendingDecision: PendingDecision?
     /// A redirect's body, kept only when the delegate decides redirects (stopping at one makes

@@ -100,6 +100,10 @@ private final class TransferWorkerLoop {
     var transfers: [String: Transfer] = [:]
     /// Transfers with a streamed body, which may wait for the client: checked every loop.
     var streaming: [String: Transfer] = [:]
+    /// Recent sessions' renewals, by session, in generation order, for jobs claimed before and
+    /// started after them (jobs waiting for a slot get theirs in the engine's book).
+    var renewals: [String: [SessionRenewal]] = [:]
+    static let renewalMemory: TimeInterval = 600
 
     init(multi: CurlMulti, worker: TransferWorker, report: @escaping @Sendable (WorkerReport) -> Void, logger: Logger) {
         self.multi = multi
@@ -173,6 +177,14 @@ private final class TransferWorkerLoop {
             }
         case .snapshot(let reply):
             reply(transfers.values.map { $0.snapshot() })
+        case .renew(let renewal):
+            renewals = renewals.compactMapValues { list in
+                let recent = list.filter { $0.renewedAt.timeIntervalSinceNow > -Self.renewalMemory }
+                return recent.isEmpty ? nil : recent
+            }
+            renewals[renewal.sessionID, default: []].append(renewal)
+            renewals[renewal.sessionID]?.sort { $0.generation < $1.generation }
+            for transfer in transfers.values { transfer.apply(renewal) }
         case .decided(let taskID, let outcome):
             guard let transfer = transfers[taskID] else { return }  // it ended meanwhile
             switch transfer.resolve(outcome) {
@@ -191,6 +203,8 @@ private final class TransferWorkerLoop {
 
     private func start(_ job: TransferJob) {
         let report = self.report
+        var job = job
+        for renewal in renewals[job.claim.sessionID] ?? [] { _ = job.apply(renewal) }
         do {
             let transfer = try Transfer(job: job) { report($0) }
             transfers[job.taskID] = transfer

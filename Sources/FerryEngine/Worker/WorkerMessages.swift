@@ -13,6 +13,8 @@ enum WorkerCommand: Sendable {
     case snapshot(@Sendable ([TransferSnapshot]) -> Void)
     /// The answer to a transfer's decision event.
     case decided(taskID: String, DecisionOutcome)
+    /// A session's `flush` or `reset`: for its transfers here and those that start later.
+    case renew(SessionRenewal)
 }
 
 /// What a worker tells the engine, in the order things happened.

@@ -26,7 +26,7 @@ public final class NotificationHub: Sendable {
 
     public static let channels = [
         NotificationChannel.work, NotificationChannel.control, NotificationChannel.taskCompleted, NotificationChannel.events,
-        NotificationChannel.sessionReset,
+        NotificationChannel.sessionReset, NotificationChannel.sessionFlush, NotificationChannel.sessionInvalidated,
     ]
 
     public init(conninfo: String, logger: Logger) {

@@ -3,17 +3,26 @@ import Foundation
 import Postgres
 
 /// Each session's URLCredentialStorage. Passwords are read only by the transfer engine; the
-/// API lists credentials without them.
+/// API lists credentials without them. Ephemeral sessions' credentials stay in this process's
+/// memory (`EphemeralCredentials`), never in PostgreSQL.
 public struct CredentialStore: Sendable {
     let pool: PostgresPool
+    let ephemeral: EphemeralCredentials
 
-    public init(pool: PostgresPool) {
+    public init(pool: PostgresPool, ephemeral: EphemeralCredentials = EphemeralCredentials()) {
         self.pool = pool
+        self.ephemeral = ephemeral
     }
 
     /// `setCredential(_:for:)`: stores the credential, replacing the one of the same protection space.
     public func set(tenantID: String, sessionID: String, space: ProtectionSpace, user: String, password: String) async throws -> StoredCredential {
-        try await pool.withTransaction { connection in
+        guard let kind = try await kind(tenantID: tenantID, sessionID: sessionID) else { throw StoreError.notFound(resource: "session") }
+        if kind == .ephemeral {
+            let credential = StoredCredential(id: IDs.make("crd"), protectionSpace: space, user: user, password: password)
+            ephemeral.set(credential, sessionID: sessionID)
+            return credential
+        }
+        return try await pool.withTransaction { connection in
             guard try !connection.query("SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]).isEmpty else {
                 throw StoreError.notFound(resource: "session")
             }
@@ -37,7 +46,11 @@ public struct CredentialStore: Sendable {
     }
 
     public func list(tenantID: String, sessionID: String) async throws -> [StoredCredential] {
-        try await pool.withConnection { connection in
+        guard let kind = try await kind(tenantID: tenantID, sessionID: sessionID) else { throw StoreError.notFound(resource: "session") }
+        if kind == .ephemeral {
+            return ephemeral.credentials(ofSession: sessionID)
+        }
+        return try await pool.withConnection { connection in
             guard try !connection.query("SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]).isEmpty else {
                 throw StoreError.notFound(resource: "session")
             }
@@ -46,12 +59,25 @@ public struct CredentialStore: Sendable {
     }
 
     public func remove(tenantID: String, sessionID: String, credentialID: String) async throws {
+        // Another tenant's session, or none: the credential is not found, as any unknown one.
+        if try await kind(tenantID: tenantID, sessionID: sessionID) == .ephemeral {
+            guard ephemeral.remove(credentialID: credentialID, sessionID: sessionID) else { throw StoreError.notFound(resource: "credential") }
+            return
+        }
         let removed = try await pool.withConnection { connection in
             try connection.execute(
                 "DELETE FROM session_credentials WHERE tenant_id = $1 AND session_id = $2 AND id = $3", [tenantID, sessionID, credentialID]
             )
         }
         guard removed == 1 else { throw StoreError.notFound(resource: "credential") }
+    }
+
+    /// The tenant's session's kind; nil for another tenant's session or none.
+    private func kind(tenantID: String, sessionID: String) async throws -> SessionKind? {
+        try await pool.withConnection { connection in
+            try connection.query("SELECT kind FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID])
+                .first.flatMap { SessionKind(rawValue: try $0.decode("kind", as: String.self)) }
+        }
     }
 
     static func credentials(ofSession sessionID: String, on connection: PostgresConnection) throws -> [StoredCredential] {

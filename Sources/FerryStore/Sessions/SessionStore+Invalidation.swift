@@ -45,7 +45,10 @@ extension SessionStore {
 
     /// `reset`: forgets what the session stored. Returns the names of the downloaded and partial
     /// files to remove, and clears the task rows' references to them (so nothing serves a file
-    /// that is being deleted). Transfers under way keep running, as in URLSession.
+    /// that is being deleted); the completed tasks remember that their body or file was removed
+    /// (410). Transfers under way keep running, as in URLSession, but the instances running them
+    /// hear it (`sessionReset`) and their next exchanges go without the emptied cookies and
+    /// credentials, on new connections (see `renewConnections`).
     public func reset(tenantID: String, sessionID: String) async throws -> (downloads: [String], partials: [String], cacheBodies: [String]) {
         try await pool.withTransaction { connection in
             guard try !connection.query(
@@ -69,10 +72,44 @@ extension SessionStore {
                 [sessionID]
             ).map { try $0.decode(0, as: String.self) }
             try connection.execute("UPDATE task_bodies SET response_body = NULL WHERE task_id IN (SELECT id FROM tasks WHERE session_id = $1)", [sessionID])
+            try connection.execute(
+                "UPDATE tasks SET storage_removed_at = now() WHERE session_id = $1 AND state = 'completed'",
+                [sessionID]
+            )
             try connection.execute("DELETE FROM session_credentials WHERE session_id = $1", [sessionID])
             try connection.execute("DELETE FROM session_cookies WHERE session_id = $1", [sessionID])
-            try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.sessionReset, sessionID])
+            try Self.renewConnections(ofSession: sessionID, notifying: NotificationChannel.sessionReset, on: connection)
             return (downloads, partials, try CacheStore.clear(sessionID: sessionID, on: connection))
         }
+    }
+}
+
+extension SessionStore {
+    /// `flush`: what the session holds only in memory is made durable and its next requests use
+    /// new connections. Cookies, credentials and the cache of default and background sessions
+    /// are written through as they change; what is left is in the instances running its
+    /// transfers, which hear it (`sessionFlush`): they checkpoint the session's downloads at
+    /// their next heartbeat and renew its connections.
+    public func flush(tenantID: String, sessionID: String) async throws -> SessionRecord {
+        try await pool.withTransaction { connection in
+            guard try !connection.query(
+                "SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2 FOR UPDATE", [tenantID, sessionID]
+            ).isEmpty else { throw StoreError.notFound(resource: "session") }
+            try Self.renewConnections(ofSession: sessionID, notifying: NotificationChannel.sessionFlush, on: connection)
+            return try Self.decode(try connection.query("SELECT \(Self.columns) FROM sessions WHERE id = $1", [sessionID])[0])
+        }
+    }
+
+    /// A new connection generation: no transfer of the session started (or exchange begun) from
+    /// now on reuses a connection opened before. Notifies `channel` with "<session id> <generation>".
+    static func renewConnections(ofSession sessionID: String, notifying channel: String, on connection: PostgresConnection) throws {
+        let generation = try connection.query(
+            """
+            UPDATE sessions SET connection_generation = connection_generation + 1, connections_renewed_at = now()
+            WHERE id = $1 RETURNING connection_generation
+            """,
+            [sessionID]
+        )[0].decode(0, as: Int64.self)
+        try connection.execute("SELECT pg_notify($1, $2)", [channel, SessionRenewal.payload(sessionID: sessionID, generation: generation)])
     }
 }

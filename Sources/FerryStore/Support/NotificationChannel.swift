@@ -7,9 +7,16 @@ public enum NotificationChannel {
     public static let control = "ferry_control"
     /// A task completed. Payload: the task id. Wakes long-polls on every instance.
     public static let taskCompleted = "ferry_task_completed"
-    /// A session was reset. Payload: the session id. Instances drop what they keep of it in memory
-    /// (an ephemeral session's cookies and cache).
+    /// A session was reset. Payload: "<session id> <connection generation>". Instances drop what
+    /// they keep of it in memory (an ephemeral session's cookies and cache), and its running
+    /// transfers go on without cookies and credentials, on new connections.
     public static let sessionReset = "ferry_session_reset"
+    /// A session was flushed. Payload: "<session id> <connection generation>". Instances
+    /// checkpoint its downloads and renew its connections.
+    public static let sessionFlush = "ferry_session_flush"
+    /// A session became invalidated. Payload: the session id. Instances drop what they keep of
+    /// it in memory (an ephemeral session's cookies, cache and credentials).
+    public static let sessionInvalidated = "ferry_session_invalidated"
     /// New events were written. Payload: the tenant id. Wakes webhook dispatchers and streams.
     public static let events = "ferry_events"
 }

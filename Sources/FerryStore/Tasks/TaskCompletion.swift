@@ -174,6 +174,8 @@ enum SessionInvalidation {
             try connection.execute(
                 "UPDATE sessions SET state = 'invalidated', invalidated_at = now() WHERE id = $1", [sessionID]
             )
+            // Instances drop what they keep of it in memory (an ephemeral session's everything).
+            try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.sessionInvalidated, sessionID])
             try events.flush(on: connection)
             try EventWriter.appendSessionEvent(
                 .sessionDidBecomeInvalidWithError, tenantID: try session.decode("tenant_id"), sessionID: sessionID,

@@ -173,12 +173,29 @@ public struct TaskStore: Sendable {
     }
 
     /// A data or upload task's response body, once it has one.
-    public func responseBody(tenantID: String, taskID: String) async throws -> (task: TaskRecord, body: [UInt8]?) {
+    /// `isRemoved`: `reset` removed the body (it is not merely empty).
+    public func responseBody(tenantID: String, taskID: String) async throws -> (task: TaskRecord, body: [UInt8]?, isRemoved: Bool) {
         try await pool.withConnection { connection in
             let task = try TaskRow.find(tenantID: tenantID, taskID: taskID, on: connection)
-            let body = try connection.query("SELECT response_body FROM task_bodies WHERE task_id = $1", [taskID])
-                .first?.decode("response_body", as: [UInt8]?.self)
-            return (task, body ?? nil)
+            let row = try connection.query(
+                """
+                SELECT b.response_body, t.storage_removed_at IS NOT NULL AS is_removed
+                FROM tasks t LEFT JOIN task_bodies b ON b.task_id = t.id WHERE t.id = $1
+                """,
+                [taskID]
+            ).first
+            let body = try row?.decode("response_body", as: [UInt8]?.self) ?? nil
+            return (task, body, try row?.decode("is_removed", as: Bool.self) ?? false)
+        }
+    }
+
+    /// Whether `reset` removed the task's stored body or file.
+    public func storageWasRemoved(tenantID: String, taskID: String) async throws -> Bool {
+        try await pool.withConnection { connection in
+            guard let row = try connection.query(
+                "SELECT storage_removed_at IS NOT NULL FROM tasks WHERE tenant_id = $1 AND id = $2", [tenantID, taskID]
+            ).first else { throw StoreError.notFound(resource: "task") }
+            return try row.decode(0, as: Bool.self)
         }
     }
 

@@ -29,6 +29,10 @@ public struct ClaimedTask: Sendable {
     public var cookies = CookieJar()
     /// The task's delegate (its own, else its session's) when it has an active one.
     public var delegate: DelegateSubscription?
+    /// The session's connection generation (`flush` and `reset` renew it), and since when it
+    /// holds, in this instance's clock: no exchange reuses a connection opened before then.
+    public var connectionGeneration: Int64 = 0
+    public var connectionsRenewedAt: Date?
 
     public init(
         taskID: String, tenantID: String, sessionID: String, kind: TaskKind, leaseEpoch: Int64, previousAttempts: Int,

@@ -11,11 +11,17 @@ public struct TransferLedger: Sendable {
     /// How long a lease lasts without renewal. Owners renew every heartbeat (about a second);
     /// another instance takes over a task this long after its owner stopped renewing.
     public let leaseDuration: Duration
+    /// Where ephemeral sessions keep their credentials (this process's memory).
+    let ephemeralCredentials: EphemeralCredentials
 
-    public init(pool: PostgresPool, instanceID: String, leaseDuration: Duration = .seconds(15)) {
+    public init(
+        pool: PostgresPool, instanceID: String, leaseDuration: Duration = .seconds(15),
+        ephemeralCredentials: EphemeralCredentials = EphemeralCredentials()
+    ) {
         self.pool = pool
         self.instanceID = instanceID
         self.leaseDuration = leaseDuration
+        self.ephemeralCredentials = ephemeralCredentials
     }
 
     var leaseSeconds: Double { Double(leaseDuration.components.seconds) + Double(leaseDuration.components.attoseconds) / 1e18 }
@@ -39,6 +45,7 @@ public struct TransferLedger: Sendable {
         guard limit > 0 else { return [] }
         let instanceID = self.instanceID
         let leaseSeconds = self.leaseSeconds
+        let ephemeralCredentials = self.ephemeralCredentials
         return try await pool.withTransaction { connection in
             // The claim reads tasks through its indexes only, under the claim lock.
             try connection.execute("SELECT pg_advisory_xact_lock($1), \(IndexedPlans.settings)", [Self.claimLockKey])
@@ -146,7 +153,8 @@ public struct TransferLedger: Sendable {
                 """
                 SELECT t.id, t.tenant_id, t.session_id, t.kind, t.lease_epoch, t.attempt_count, t.original_request, t.earliest_begin_at,
                        t.upload_source, t.checkpoint, t.resource_deadline, t.bytes_expected_to_send,
-                       s.configuration, b.request_body, ten.max_task_bytes, w.id AS delegate_endpoint_id, w.events AS delegate_events
+                       s.configuration, b.request_body, ten.max_task_bytes, w.id AS delegate_endpoint_id, w.events AS delegate_events,
+                       s.connection_generation, extract(epoch FROM now() - s.connections_renewed_at)::float8 AS connections_renewed_ago
                 FROM tasks t JOIN sessions s ON s.id = t.session_id JOIN tenants ten ON ten.id = t.tenant_id
                 LEFT JOIN task_bodies b ON b.task_id = t.id
                 LEFT JOIN webhook_endpoints w ON w.id = coalesce(t.delegate_endpoint_id, s.delegate_endpoint_id) AND w.status = 'active'
@@ -163,6 +171,9 @@ public struct TransferLedger: Sendable {
                 configurations[sessionID] = configuration
                 var claim = try Self.decodeClaim(row, configuration: configuration)
                 claim.earliestBeginDate = try row.decode("earliest_begin_at")
+                claim.connectionGeneration = try row.decode("connection_generation")
+                // As an age: the database's clock and this instance's may differ.
+                claim.connectionsRenewedAt = try row.decode("connections_renewed_ago", as: Double?.self).map { Date(timeIntervalSinceNow: -$0) }
                 if let endpointID = try row.decode("delegate_endpoint_id", as: String?.self) {
                     let events = WebhookEndpointRows.eventFilter(try row.decode("delegate_events", as: [String]?.self))
                     claim.delegate = DelegateSubscription(endpointID: endpointID, events: events)
@@ -174,7 +185,10 @@ public struct TransferLedger: Sendable {
             for index in claims.indices {
                 let sessionID = claims[index].sessionID
                 if credentialsBySession[sessionID] == nil {
-                    credentialsBySession[sessionID] = try CredentialStore.credentials(ofSession: sessionID, on: connection)
+                    // Ephemeral sessions keep their credentials in memory, as URLSession does.
+                    credentialsBySession[sessionID] = claims[index].configuration.kind == .ephemeral
+                        ? ephemeralCredentials.credentials(ofSession: sessionID)
+                        : try CredentialStore.credentials(ofSession: sessionID, on: connection)
                 }
                 claims[index].credentials = credentialsBySession[sessionID] ?? []
                 // Ephemeral sessions keep their cookies in the engine's memory, not here.

@@ -20,8 +20,9 @@ extension WebhookLedger {
         }
     }
 
-    /// Claims due deliveries (up to `limits.total`), each the oldest unfinished one of its stream,
-    /// round-robin across endpoints and tenants. Also says when the next one falls due.
+    /// Claims due deliveries (up to `limits.total`), each the oldest unfinished one of its stream
+    /// (and a session's own one only after every earlier one of its tasks), round-robin across
+    /// endpoints and tenants. Also says when the next one falls due.
     public func claimDue(_ limits: ClaimLimits) async throws -> (claimed: [ClaimedDelivery], nextDueIn: Duration?) {
         guard limits.total > 0 else { return ([], nil) }
         let instanceID = self.instanceID
@@ -38,6 +39,13 @@ extension WebhookLedger {
                           SELECT 1 FROM webhook_deliveries p
                           WHERE p.endpoint_id = d.endpoint_id AND p.stream_id = d.stream_id
                             AND p.status = 'pending' AND p.sequence < d.sequence)
+                      -- A session's own events (no task) also wait for every earlier delivery of
+                      -- its tasks to this endpoint: the delegate queue is serial, so
+                      -- didBecomeInvalidWithError follows the last didCompleteWithError.
+                      AND (d.task_id IS NOT NULL OR NOT EXISTS (
+                          SELECT 1 FROM webhook_deliveries p
+                          WHERE p.endpoint_id = d.endpoint_id AND p.session_id = d.session_id
+                            AND p.status = 'pending' AND p.task_id IS NOT NULL AND p.event_position < d.event_position))
                 ), busy_endpoints AS (
                     SELECT endpoint_id, count(*) AS n FROM webhook_deliveries
                     WHERE status = 'pending' AND lease_expires_at > now() GROUP BY endpoint_id

@@ -84,6 +84,33 @@ struct OrderingTests {
             #expect(bodies == [1, 2, 2, 2, 3, 4])
         }
     }
+
+    @Test("a session's own events wait for every earlier delivery of its tasks: the delegate queue is serial")
+    func sessionEventsWaitForTheirTasks() async throws {
+        let receiver = try Receiver()
+        try await WebhookHarness.run { ferry in
+            let (session, _) = try await ferry.makeSession(delegateURL: receiver.url)
+            let tasks = try await (0..<2).asyncMap { _ in try await ferry.makeTask(in: session) }
+            #expect(try await receiver.wait { receiver in tasks.allSatisfy { receiver.sequences(ofTask: $0.id) == [1] } })
+            // The first task's completion fails twice before it is accepted.
+            receiver.answer { request in
+                let event = try? JSONValue.parse(request.body)
+                guard event?["type"] == .string(EventType.taskDidCompleteWithError.rawValue),
+                      event?["data"]?["taskId"] == .string(tasks[0].id) else { return .ok }
+                let failures = receiver.requests.filter { $0.body == request.body }.count
+                return failures <= 2 ? .status(503) : .ok
+            }
+            for task in tasks { try await ferry.emit(.taskDidCompleteWithError, task: task) }
+            try await ferry.emitSessionEvent(.sessionDidBecomeInvalidWithError, session: session)
+            #expect(try await receiver.wait { $0.acceptedEvents.contains { $0.type == EventType.sessionDidBecomeInvalidWithError.rawValue } })
+            // Nothing of the session's own was even attempted before both completions were accepted.
+            let attempts = receiver.requests.compactMap { try? JSONValue.parse($0.body) }
+            let invalidation = try #require(attempts.firstIndex { $0["type"] == .string(EventType.sessionDidBecomeInvalidWithError.rawValue) })
+            let completions = attempts.indices.filter { attempts[$0]["type"] == .string(EventType.taskDidCompleteWithError.rawValue) }
+            #expect(completions.count == 4, "two failed attempts, then one accepted per task")
+            #expect(completions.allSatisfy { $0 < invalidation }, "attempts in order: \(attempts.map { $0["type"] ?? .null })")
+        }
+    }
 }
 
 extension Sequence {

@@ -167,6 +167,13 @@ final class WebhookHarness: Sendable {
         }
     }
 
+    /// Appends one of the session's own events in its own transaction, as an invalidation does.
+    func emitSessionEvent(_ type: EventType, session: SessionRecord, data: [String: JSONValue] = [:]) async throws {
+        try await pool.withTransaction { connection in
+            _ = try EventWriter.appendSessionEvent(type, tenantID: session.tenantID, sessionID: session.id, data: data, on: connection)
+        }
+    }
+
     // MARK: Reading
 
     func deliveries(ofTask taskID: String) async throws -> [WebhookDeliveryRecord] {

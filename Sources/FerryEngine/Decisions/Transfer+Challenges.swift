@@ -1,0 +1,125 @@
+import Curl
+import FerryCore
+import Foundation
+
+/// Authentication challenges as URLSession raises them: connection-level ones (NTLM,
+/// Negotiate, a client certificate) go to `session.didReceiveChallenge` when the delegate hears
+/// it, else to `task.didReceiveChallenge`; the others to `task.didReceiveChallenge`.
+/// `rejectProtectionSpace` moves on to the next protection space and asks again.
+extension Transfer {
+    /// The event a challenge is raised as.
+    func challengeEvent(isSessionLevel: Bool) -> EventType {
+        isSessionLevel && job.decisions.contains(.sessionDidReceiveChallenge) ? .sessionDidReceiveChallenge : .taskDidReceiveChallenge
+    }
+
+    /// Asks about the first of `challenges` (strongest first). Returns whether the transfer now
+    /// waits for the receiver.
+    func askChallenge(_ challenges: [AuthenticationChallenge], previousFailureCount: Int) -> Bool {
+        guard let first = challenges.first, let url = try? CurlURL(parsing: request.url) else { return false }
+        let space = ProtectionSpace(
+            host: url.host, port: url.port ?? (url.scheme == "https" ? 443 : 80), protocol: url.scheme,
+            realm: first.realm, authenticationMethod: first.scheme.authenticationMethod
+        )
+        let data: [String: JSONValue] = [
+            "challenge": [
+                "protectionSpace": (try? JSONValue(encoding: space)) ?? .null,
+                "previousFailureCount": .number(Double(previousFailureCount)),
+                "failureResponse": (try? JSONValue(encoding: response)) ?? .null,
+            ],
+        ]
+        let isSessionLevel = first.scheme == .ntlm || first.scheme == .negotiate
+        return ask(challengeEvent(isSessionLevel: isSessionLevel), data, pending: .challenge(challenges, previousFailureCount: previousFailureCount))
+    }
+
+    /// `rejectProtectionSpace`: the next protection space is asked about; after the last, the
+    /// failure response is the task's.
+    func rejectProtectionSpace(of challenges: [AuthenticationChallenge], previousFailureCount: Int) -> TransferEnd? {
+        let rest = Array(challenges.dropFirst())
+        guard !rest.isEmpty else { return .finished }
+        return askChallenge(rest, previousFailureCount: previousFailureCount) ? nil : answerByDefault(rest)
+    }
+
+    /// The server asked for a client certificate the session has none of: URLSession asks with
+    /// `NSURLAuthenticationMethodClientCertificate` (once per task). Returns nil when the transfer
+    /// waits for the answer; otherwise it fails with `failure` (-1206).
+    func clientCertificateRequested(_ failure: TransferError) -> TransferEnd? {
+        guard failure.urlErrorCode == .clientCertificateRequired, !hasAskedForClientCertificate,
+              job.claim.configuration.tlsClientCertificatePEM == nil,
+              let url = try? CurlURL(parsing: request.url) else { return .failed(failure) }
+        hasAskedForClientCertificate = true
+        let data: [String: JSONValue] = [
+            "challenge": [
+                "protectionSpace": [
+                    "host": .string(url.host), "port": .number(Double(url.port ?? 443)), "protocol": .string(url.scheme),
+                    "realm": .null, "authenticationMethod": "clientCertificate",
+                ],
+                "previousFailureCount": .number(0),
+                "failureResponse": .null,
+            ],
+        ]
+        return ask(challengeEvent(isSessionLevel: true), data, pending: .clientCertificate(failure)) ? nil : .failed(failure)
+    }
+
+    /// A new exchange that presents the delegate's certificate.
+    func retry(withClientCertificate certificate: DelegateClientCertificate) -> TransferEnd? {
+        delegateClientCertificate = certificate
+        do {
+            try rewindExchange()
+            if sendsBody { requestBodyStream() }
+            try configureExchange()
+            return nil
+        } catch {
+            return .failed(TransferError(code: .cannotWriteToFile, failingURL: request.url))
+        }
+    }
+}
+
+/// A client certificate and key a delegate answered a challenge with (PEM), used by this task only.
+struct DelegateClientCertificate {
+    var certificatePEM: String
+    var privateKeyPEM: String
+    var passphrase: String?
+}
+
+/// A 407 from the session's HTTP proxy: a task-level challenge whose protection space is the
+/// proxy's (`isProxy`, `proxyType`); a credential answers it with `Proxy-Authorization`.
+extension Transfer {
+    func proxyChallenged() -> TransferEnd? {
+        let challenges = AuthenticationChallenge.parse(heads.completed?.values(of: "Proxy-Authenticate") ?? [])
+        guard !challenges.isEmpty else { return .finished }
+        defer { proxyChallengeRounds += 1 }
+        return askProxyChallenge(challenges, previousFailureCount: proxyChallengeRounds) ? nil : .finished
+    }
+
+    func askProxyChallenge(_ challenges: [AuthenticationChallenge], previousFailureCount: Int) -> Bool {
+        let scheme = request.url.lowercased().hasPrefix("https:") ? "https" : "http"
+        guard let first = challenges.first,
+              let (proxy, _) = job.claim.configuration.connectionProxyDictionary?.proxy(forScheme: scheme) else { return false }
+        let data: [String: JSONValue] = [
+            "challenge": [
+                "protectionSpace": [
+                    "host": .string(proxy.host), "port": .number(Double(proxy.port)), "protocol": "http",
+                    "realm": first.realm.map(JSONValue.string) ?? .null,
+                    "authenticationMethod": .string(first.scheme.authenticationMethod.rawValue),
+                    "isProxy": true, "proxyType": scheme == "https" ? "HTTPS" : "HTTP",
+                ],
+                "previousFailureCount": .number(Double(previousFailureCount)),
+                "failureResponse": (try? JSONValue(encoding: response)) ?? .null,
+            ],
+        ]
+        return ask(.taskDidReceiveChallenge, data, pending: .proxyChallenge(challenges, previousFailureCount: previousFailureCount))
+    }
+
+    /// A new exchange that answers the proxy's challenge with this credential.
+    func retry(withProxyCredential credential: (user: String, password: String, scheme: AuthenticationChallenge.Scheme)) -> TransferEnd? {
+        proxyChallengeResponse = credential
+        do {
+            try rewindExchange()
+            if sendsBody { requestBodyStream() }
+            try configureExchange()
+            return nil
+        } catch {
+            return .failed(TransferError(code: .cannotWriteToFile, failingURL: request.url))
+        }
+    }
+}
