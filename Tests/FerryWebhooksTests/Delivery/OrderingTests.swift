@@ -85,6 +85,34 @@ struct OrderingTests {
         }
     }
 
+    @Test("a run of a stream's deliveries stops at a failure and goes on in order after its retry")
+    func runStopsAtAFailure() async throws {
+        let receiver = try Receiver()
+        receiver.answer { request in
+            guard (try? JSONValue.parse(request.body))?["data"]?["sequence"] == 3 else { return .ok }
+            let failures = receiver.requests.filter { $0.body == request.body }.count
+            return failures <= 2 ? .status(503) : .ok
+        }
+        try await WebhookHarness.run(start: false) { ferry in
+            let (session, _) = try await ferry.makeSession(delegateURL: receiver.url)
+            let task = try await ferry.makeTask(in: session)
+            // Every event is pending before delivery starts, so one slot takes them as a run.
+            for _ in 0..<5 { try await ferry.emit(.downloadTaskDidWriteData, task: task) }
+            try await ferry.start()
+            #expect(try await receiver.wait { $0.sequences(ofTask: task.id).count == 6 })
+            #expect(receiver.sequences(ofTask: task.id) == [1, 2, 3, 4, 5, 6])
+            let bodies = receiver.requests.compactMap { try? JSONValue.parse($0.body)["data"]?["sequence"] }
+            #expect(bodies == [1, 2, 3, 3, 3, 4, 5, 6])
+            // Every delivery recorded, the rest of the failed run given back: nothing left leased.
+            #expect(try await ferry.eventually(timeout: .seconds(5)) {
+                try await ferry.value(
+                    "SELECT count(*) FROM webhook_deliveries WHERE task_id = $1 AND (lease_owner IS NOT NULL OR status <> 'delivered')",
+                    [task.id], as: Int.self
+                ) == 0
+            })
+        }
+    }
+
     @Test("a session's own events wait for every earlier delivery of its tasks: the delegate queue is serial")
     func sessionEventsWaitForTheirTasks() async throws {
         let receiver = try Receiver()
