@@ -67,6 +67,11 @@ public final class TransferEngine: Service, Sendable {
         (reports, reportSink) = AsyncStream<WorkerReport>.makeStream()
     }
 
+    /// How often the worker threads woke from waiting, in all (see `TransferWorker.wakeupCount`).
+    public var workerWakeups: Int {
+        workers.withLock { $0.reduce(0) { $0 + $1.wakeupCount } }
+    }
+
     /// Whether the workers are up (for `/readyz`).
     public var isRunning: Bool {
         let count = workers.withLock { $0.count }

@@ -139,6 +139,8 @@ final class Transfer: CurlTransferDelegate {
         uploadBody.beginStream(generation: bodyStreamGeneration)
         isWaitingForBody = true
         isReadPaused = false
+        // The client has `timeoutIntervalForRequest` from now to start sending.
+        lastActivity = .now
         emit(.taskNeedNewBodyStream, ["generation": .number(Double(bodyStreamGeneration))])
     }
 

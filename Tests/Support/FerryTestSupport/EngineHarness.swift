@@ -15,6 +15,8 @@ public final class EngineHarness: Sendable {
     public let tenant: TenantRecord
     public let resumeData: ResumeDataIssuer
     public let hub: NotificationHub
+    /// The running engine, for what only it knows (worker wake-ups).
+    public let engine: TransferEngine
     let group: ServiceGroup
     let running: Task<Void, any Error>
 
@@ -55,6 +57,7 @@ public final class EngineHarness: Sendable {
             configuration: configuration, database: database.database, hub: hub, resumeData: resumeData,
             gateway: webhookService, logger: quietLogger
         )
+        self.engine = engine
         let services: [any Service] = [HubService(hub: hub)] + (webhookService.map { [$0] } ?? []) + [engine]
         group = ServiceGroup(services: services, logger: quietLogger)
         running = Task { [group] in try await group.run() }
