@@ -14,12 +14,16 @@ public struct APIServices: Sendable {
     public var urlChecker: CurlURLChecker
     /// The Prometheus text of `/metrics`, when the process collects metrics.
     public var metricsExposition: (@Sendable () -> [UInt8])?
+    /// The open `GET /v1/events/stream` responses: their per-tenant bound and shared horizon.
+    public var eventStreams: EventStreams
 
     public init(
         database: FerryDatabase, resumeData: ResumeDataIssuer, hub: NotificationHub, files: TenantFiles,
         readiness: @escaping @Sendable () async -> Readiness,
-        metricsExposition: (@Sendable () -> [UInt8])? = nil
+        metricsExposition: (@Sendable () -> [UInt8])? = nil,
+        maximumEventStreamsPerTenant: Int = EventStreams.defaultMaximumPerTenant
     ) {
+        self.eventStreams = EventStreams(events: database.events, maximumPerTenant: maximumEventStreamsPerTenant)
         self.metricsExposition = metricsExposition
         self.database = database
         self.resumeData = resumeData

@@ -36,14 +36,18 @@ struct EventRoutes {
             var start = try Self.position(request.headers[Self.lastEventID], field: "Last-Event-ID")
             if start == nil { start = try Self.position(try query.string("after", maxLength: 20), field: "query.after") }
             try query.finish()
+            let slot = try services.eventStreams.admit(tenantID: context.tenantID)
             if start == nil { start = try await services.database.events.safePosition() }
             let stream = EventStream(
-                events: services.database.events, hub: services.hub, tenantID: context.tenantID, sessionID: sessionID, position: start ?? 0
+                events: services.database.events, hub: services.hub, streams: services.eventStreams,
+                tenantID: context.tenantID, sessionID: sessionID, position: start ?? 0
             )
             var headers = HTTPFields()
             headers[.contentType] = "text/event-stream"
             headers[.cacheControl] = "no-cache"
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                // The slot is held as long as the stream runs (or, unwritten, until the response goes).
+                defer { withExtendedLifetime(slot) {} }
                 try await stream.run(writer: &writer)
                 try await writer.finish(nil)
             })

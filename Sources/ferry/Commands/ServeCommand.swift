@@ -79,7 +79,8 @@ struct ServeCommand: AsyncParsableCommand {
             database: database, resumeData: resumeData, hub: hub,
             files: TenantFiles(dataDirectory: settings.dataDirectory),
             readiness: { await Self.readiness(database: database, engine: engine) },
-            metricsExposition: { metrics.emitToBuffer() }
+            metricsExposition: { metrics.emitToBuffer() },
+            maximumEventStreamsPerTenant: settings.maximumEventStreamsPerTenant
         )
         let application = Application(
             router: makeRouter(services: services),

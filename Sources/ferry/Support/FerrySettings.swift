@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryAPI
 import FerryCore
 import Foundation
 
@@ -75,7 +76,8 @@ struct FerrySettingsOptions: ParsableArguments {
             allowedNetworks: allowList,
             instanceID: value(instanceID, "FERRY_INSTANCE_ID") ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())",
             logsAsJSON: format == "json",
-            maximumDataTaskBytes: Int(environment["FERRY_MAX_DATA_TASK_BYTES"] ?? "") ?? 16 * 1024 * 1024
+            maximumDataTaskBytes: Int(environment["FERRY_MAX_DATA_TASK_BYTES"] ?? "") ?? 16 * 1024 * 1024,
+            maximumEventStreamsPerTenant: try count(nil, "FERRY_MAX_EVENT_STREAMS", in: 1...10_000) ?? EventStreams.defaultMaximumPerTenant
         )
     }
 }
@@ -92,4 +94,6 @@ struct FerrySettings: Sendable {
     var instanceID: String
     var logsAsJSON: Bool
     var maximumDataTaskBytes: Int
+    /// Event streams one tenant may hold open on this instance.
+    var maximumEventStreamsPerTenant: Int
 }
