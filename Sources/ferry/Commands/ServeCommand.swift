@@ -84,6 +84,7 @@ struct ServeCommand: AsyncParsableCommand {
         )
         let application = Application(
             router: makeRouter(services: services),
+            server: APIServer.http1(idleTimeout: settings.idleTimeout),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "Ferry"),
             onServerRunning: { channel in
                 logger.info("Ferry is listening", metadata: ["address": "\(channel.localAddress?.description ?? "?")"])

@@ -77,6 +77,7 @@ struct FerrySettingsOptions: ParsableArguments {
             instanceID: value(instanceID, "FERRY_INSTANCE_ID") ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())",
             logsAsJSON: format == "json",
             maximumDataTaskBytes: Int(environment["FERRY_MAX_DATA_TASK_BYTES"] ?? "") ?? 16 * 1024 * 1024,
+            idleTimeout: try count(nil, "FERRY_IDLE_TIMEOUT", in: 1...3600).map { Duration.seconds($0) } ?? APIServer.defaultIdleTimeout,
             maximumEventStreamsPerTenant: try count(nil, "FERRY_MAX_EVENT_STREAMS", in: 1...10_000) ?? EventStreams.defaultMaximumPerTenant
         )
     }
@@ -94,6 +95,8 @@ struct FerrySettings: Sendable {
     var instanceID: String
     var logsAsJSON: Bool
     var maximumDataTaskBytes: Int
+    /// How long an API connection may stay silent before it is closed.
+    var idleTimeout: Duration
     /// Event streams one tenant may hold open on this instance.
     var maximumEventStreamsPerTenant: Int
 }

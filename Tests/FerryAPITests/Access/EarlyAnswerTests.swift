@@ -27,7 +27,7 @@ struct EarlyAnswerTests {
 
     @Test("a 12 MiB POST from urllib gets its 413 problem+json, and a wrong key its 401")
     func oversizedBodyFromURLLib() async throws {
-        try await APIHarness.runFresh(server: .live) { api in
+        try await APIHarness.runFresh(server: .live()) { api in
             let port = try #require(api.http.port)
             let tenant = try await api.makeTenant()
             let token = try #require(tenant.token)
@@ -73,7 +73,7 @@ struct EarlyAnswerTests {
 
     @Test("after a 413 on a kept-alive connection the same connection serves the next request")
     func keptAliveAfterTooLarge() async throws {
-        try await APIHarness.runFresh(server: .live) { api in
+        try await APIHarness.runFresh(server: .live()) { api in
             let port = try #require(api.http.port)
             let tenant = try await api.makeTenant()
             let token = try #require(tenant.token)

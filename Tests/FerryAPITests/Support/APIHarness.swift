@@ -111,7 +111,7 @@ struct APIHarness: Sendable {
     /// loopback port, as `ferry serve` runs it, for what only a socket shows.
     enum Server: Sendable {
         case inProcess
-        case live
+        case live(idleTimeout: Duration = APIServer.defaultIdleTimeout)
     }
 
     private static func serve<T: Sendable>(
@@ -126,9 +126,9 @@ struct APIHarness: Sendable {
         case .inProcess:
             app = Application(router: makeRouter(services: services), logger: quietLogger)
             testing = .router
-        case .live:
+        case .live(let idleTimeout):
             app = Application(
-                router: makeRouter(services: services),
+                router: makeRouter(services: services), server: APIServer.http1(idleTimeout: idleTimeout),
                 configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: quietLogger
             )
             testing = .live
