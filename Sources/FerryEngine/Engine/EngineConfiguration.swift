@@ -1,4 +1,5 @@
 import FerryCore
+import FerryStore
 import Foundation
 
 /// How an instance's transfer engine runs.
@@ -33,6 +34,8 @@ public struct EngineConfiguration: Sendable {
     public var reconcilesStorage = true
     /// How long a transfer waits for the receiver of a decision event (SAFETY.md: at most 10 s).
     public var decisionTimeout: Duration = .seconds(10)
+    /// The data folder's free space and reserve: downloads stop at the reserve. Nil: no reserve.
+    public var diskSpace: DiskSpace?
 
     public init(
         instanceID: String,

@@ -40,9 +40,11 @@ extension Transfer {
             return .abort
         }
         if let file {
+            guard hasRoomOnDisk() else { return .abort }
             do {
                 try file.append(bytes)
             } catch {
+                ranOutOfSpace = error.isOutOfSpace
                 failure = TransferError(
                     code: .cannotWriteToFile, failingURL: request.url,
                     reason: error.isOutOfSpace ? "the server's disk is full" : "writing the download failed"
@@ -114,6 +116,27 @@ extension Transfer {
         let verdict = job.addressPolicy.evaluate(networkAddress)
         if let reason = verdict.refusalReason(for: networkAddress) {
             refusal = reason
+            return false
+        }
+        return true
+    }
+}
+
+extension Transfer {
+    /// A download asks the disk again after this many bytes (a statvfs each time).
+    static let spaceCheckInterval: Int64 = 1024 * 1024
+
+    /// Whether the download may go on writing: false, with a -3003 failure, once the data
+    /// folder's free space is down to the reserve.
+    func hasRoomOnDisk() -> Bool {
+        guard let disk = job.diskSpace, bytesReceived >= nextSpaceCheck else { return true }
+        nextSpaceCheck = bytesReceived + Self.spaceCheckInterval
+        guard disk.allows(writing: Self.spaceCheckInterval) else {
+            ranOutOfSpace = true
+            failure = TransferError(
+                code: .cannotWriteToFile, failingURL: request.url,
+                reason: "the server's disk is down to its free-space reserve; retry later"
+            )
             return false
         }
         return true

@@ -75,6 +75,10 @@ final class Transfer: CurlTransferDelegate {
     var isReadPaused = false
     private var bodyStreamGeneration = 0
 
+    /// When a download next asks whether the disk has room (see `DiskSpace`).
+    var nextSpaceCheck: Int64 = 0
+    var ranOutOfSpace = false
+
     // Why it must end, when the reason is ours rather than curl's.
     var failure: TransferError?
     var refusal: String?
@@ -215,7 +219,8 @@ final class Transfer: CurlTransferDelegate {
             notModified: notModified,
             becameDownload: becameDownload,
             dataReported: dataReported,
-            writeDataReported: writeDataReported
+            writeDataReported: writeDataReported,
+            ranOutOfSpace: ranOutOfSpace
         )
     }
 }

@@ -77,4 +77,7 @@ struct EndedTransfer: Sendable {
     var dataReported = 0
     /// How much of a download `downloadTask.didWriteData` events already reported (nil: none).
     var writeDataReported: Int64? = nil
+    /// The download stopped at the disk's free-space reserve (or a full disk): its partial file
+    /// goes, rather than holding the space for resume data.
+    var ranOutOfSpace = false
 }

@@ -59,7 +59,8 @@ struct ServeCommand: AsyncParsableCommand {
             database: database, hub: hub, logger: logger
         )
         let openFiles = OpenFileLimit.raise()
-        let engineConfiguration = EngineConfiguration(
+        let diskSpace = DiskSpace(path: settings.dataDirectory, reserveBytes: settings.diskReserveBytes)
+        var engineConfiguration = EngineConfiguration(
             instanceID: settings.instanceID,
             workerCount: settings.workers,
             dataDirectory: settings.dataDirectory,
@@ -70,18 +71,20 @@ struct ServeCommand: AsyncParsableCommand {
             maximumDataBytes: settings.maximumDataTaskBytes,
             version: FerryVersion.current
         )
+        engineConfiguration.diskSpace = diskSpace
         logger.info("open files", metadata: ["limit": "\(openFiles)", "transfers at once": "\(engineConfiguration.capacity)"])
         let engine = TransferEngine(
             configuration: engineConfiguration,
             database: database, hub: hub, resumeData: resumeData, gateway: webhooks, logger: logger
         )
-        let services = APIServices(
+        var services = APIServices(
             database: database, resumeData: resumeData, hub: hub,
             files: TenantFiles(dataDirectory: settings.dataDirectory),
             readiness: { await Self.readiness(database: database, engine: engine) },
             metricsExposition: { metrics.emitToBuffer() },
             maximumEventStreamsPerTenant: settings.maximumEventStreamsPerTenant
         )
+        services.diskSpace = diskSpace
         let application = Application(
             router: makeRouter(services: services),
             server: APIServer.http1(idleTimeout: settings.idleTimeout),

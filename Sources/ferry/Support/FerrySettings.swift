@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryAPI
 import FerryCore
+import FerryStore
 import Foundation
 
 /// The settings of DESIGN §7: environment variables, overridden by flags of the same meaning.
@@ -78,7 +79,8 @@ struct FerrySettingsOptions: ParsableArguments {
             logsAsJSON: format == "json",
             maximumDataTaskBytes: Int(environment["FERRY_MAX_DATA_TASK_BYTES"] ?? "") ?? 16 * 1024 * 1024,
             idleTimeout: try count(nil, "FERRY_IDLE_TIMEOUT", in: 1...3600).map { Duration.seconds($0) } ?? APIServer.defaultIdleTimeout,
-            maximumEventStreamsPerTenant: try count(nil, "FERRY_MAX_EVENT_STREAMS", in: 1...10_000) ?? EventStreams.defaultMaximumPerTenant
+            maximumEventStreamsPerTenant: try count(nil, "FERRY_MAX_EVENT_STREAMS", in: 1...10_000) ?? EventStreams.defaultMaximumPerTenant,
+            diskReserveBytes: try count(nil, "FERRY_DISK_RESERVE_BYTES", in: 0...(1 << 50)).map(Int64.init) ?? DiskSpace.defaultReserveBytes
         )
     }
 }
@@ -99,4 +101,6 @@ struct FerrySettings: Sendable {
     var idleTimeout: Duration
     /// Event streams one tenant may hold open on this instance.
     var maximumEventStreamsPerTenant: Int
+    /// Free space downloads leave on the data folder's disk.
+    var diskReserveBytes: Int64
 }
