@@ -36,6 +36,9 @@ public struct EngineConfiguration: Sendable {
     public var decisionTimeout: Duration = .seconds(10)
     /// The data folder's free space and reserve: downloads stop at the reserve. Nil: no reserve.
     public var diskSpace: DiskSpace?
+    /// What all transfers together may hold in memory (`FERRY_MEMORY_BUDGET_BYTES`): three
+    /// quarters for data tasks' bodies, a quarter for ephemeral sessions' URL caches.
+    public var memoryBudgetBytes = MemoryBudget.defaultCapacity
 
     public init(
         instanceID: String,

@@ -34,6 +34,8 @@ public final class TransferEngine: Service, Sendable {
     /// Ephemeral sessions' cookies: in this instance's memory only, as URLSession keeps them.
     let ephemeralCookies = EphemeralCookieJars()
     let urlCache: URLCacheCoordinator
+    /// Data tasks' bodies, process-wide (see `MemoryBudget`).
+    public let memory: MemoryBudget
     /// Outcomes being finalised (files synced and renamed) but not yet queued for writing.
     let finalizing = Atomic<Int>(0)
     /// Claimed tasks being prepared, not yet started, waiting or reported ended.
@@ -62,7 +64,11 @@ public final class TransferEngine: Service, Sendable {
         self.blocking = BlockingPool(name: "ferry-files", threadCount: configuration.fileThreadCount)
         self.directorySyncs = DirectorySyncs(blocking: blocking)
         self.folders = TenantFolders(files: files, blocking: blocking)
-        self.urlCache = URLCacheCoordinator(store: database.cache, files: files, folders: folders, blocking: blocking, logger: logger)
+        self.urlCache = URLCacheCoordinator(
+            store: database.cache, files: files, folders: folders, blocking: blocking, logger: logger,
+            ephemeralCapacity: Int64(configuration.memoryBudgetBytes / 4)
+        )
+        self.memory = MemoryBudget(capacity: configuration.memoryBudgetBytes - configuration.memoryBudgetBytes / 4)
         self.book = Mutex(EngineBook(workerCount: configuration.workerCount))
         (reports, reportSink) = AsyncStream<WorkerReport>.makeStream()
     }

@@ -78,6 +78,8 @@ final class Transfer: CurlTransferDelegate {
     /// When a download next asks whether the disk has room (see `DiskSpace`).
     var nextSpaceCheck: Int64 = 0
     var ranOutOfSpace = false
+    /// A data task's share of the process's memory budget, as its body grows.
+    var bodyReservation: MemoryBudget.Reservation?
 
     // Why it must end, when the reason is ours rather than curl's.
     var failure: TransferError?
@@ -220,7 +222,8 @@ final class Transfer: CurlTransferDelegate {
             becameDownload: becameDownload,
             dataReported: dataReported,
             writeDataReported: writeDataReported,
-            ranOutOfSpace: ranOutOfSpace
+            ranOutOfSpace: ranOutOfSpace,
+            bodyReservation: bodyReservation
         )
     }
 }

@@ -28,6 +28,8 @@ struct TransferJob: Sendable {
     var userAgent: String
     /// Where downloads stop writing (the free-space reserve); nil: no reserve.
     var diskSpace: DiskSpace? = nil
+    /// The process's memory for data tasks' bodies.
+    var memory: MemoryBudget? = nil
 
     var lease: LeaseToken { LeaseToken(taskID: claim.taskID, epoch: claim.leaseEpoch) }
     var taskID: String { claim.taskID }

@@ -80,4 +80,6 @@ struct EndedTransfer: Sendable {
     /// The download stopped at the disk's free-space reserve (or a full disk): its partial file
     /// goes, rather than holding the space for resume data.
     var ranOutOfSpace = false
+    /// The body's share of the memory budget: held until this end has been recorded.
+    var bodyReservation: MemoryBudget.Reservation? = nil
 }

@@ -72,6 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
             version: FerryVersion.current
         )
         engineConfiguration.diskSpace = diskSpace
+        engineConfiguration.memoryBudgetBytes = settings.memoryBudgetBytes
         logger.info("open files", metadata: ["limit": "\(openFiles)", "transfers at once": "\(engineConfiguration.capacity)"])
         let engine = TransferEngine(
             configuration: engineConfiguration,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryAPI
 import FerryCore
+import FerryEngine
 import FerryStore
 import Foundation
 
@@ -80,7 +81,8 @@ struct FerrySettingsOptions: ParsableArguments {
             maximumDataTaskBytes: Int(environment["FERRY_MAX_DATA_TASK_BYTES"] ?? "") ?? 16 * 1024 * 1024,
             idleTimeout: try count(nil, "FERRY_IDLE_TIMEOUT", in: 1...3600).map { Duration.seconds($0) } ?? APIServer.defaultIdleTimeout,
             maximumEventStreamsPerTenant: try count(nil, "FERRY_MAX_EVENT_STREAMS", in: 1...10_000) ?? EventStreams.defaultMaximumPerTenant,
-            diskReserveBytes: try count(nil, "FERRY_DISK_RESERVE_BYTES", in: 0...(1 << 50)).map(Int64.init) ?? DiskSpace.defaultReserveBytes
+            diskReserveBytes: try count(nil, "FERRY_DISK_RESERVE_BYTES", in: 0...(1 << 50)).map(Int64.init) ?? DiskSpace.defaultReserveBytes,
+            memoryBudgetBytes: try count(nil, "FERRY_MEMORY_BUDGET_BYTES", in: (16 << 20)...(1 << 40)) ?? MemoryBudget.defaultCapacity
         )
     }
 }
@@ -103,4 +105,6 @@ struct FerrySettings: Sendable {
     var maximumEventStreamsPerTenant: Int
     /// Free space downloads leave on the data folder's disk.
     var diskReserveBytes: Int64
+    /// What transfers may hold in memory in all (data-task bodies, ephemeral URL caches).
+    var memoryBudgetBytes: Int
 }
