@@ -23,6 +23,11 @@ struct EventStreamLoadTests {
                 #expect(try await first.wait { $0.status == 200 })
                 #expect(try await second.wait { $0.status == 200 })
 
+                // Through a socket first: admitted, the stream would never end an ordinary request.
+                let refused = try SSEClient(port: port, path: "/v1/events/stream", headers: headers)
+                defer { refused.disconnect() }
+                #expect(try await refused.wait { $0.status != nil })
+                try #require(refused.status == 429, "a third stream of the tenant is refused")
                 let third = try await api.get("/v1/events/stream")
                 #expect(third.status == 429)
                 #expect(third.headers[.contentType] == "application/problem+json")
@@ -33,10 +38,14 @@ struct EventStreamLoadTests {
                 defer { stranger.disconnect() }
                 #expect(try await stranger.wait { $0.status == 200 }, "another tenant has its own bound")
 
-                // A closed stream gives its place back (once Ferry notices, at its next write).
+                // A closed stream gives its place back once Ferry notices: a write after the
+                // peer's reset fails (the first may still be buffered), so a few events.
                 first.disconnect()
                 let task = try await ferry.makeTask(in: try await ferry.makeSession().session)
-                try await ferry.emit(.taskDidCompleteWithError, task: task)
+                for _ in 0..<3 {
+                    try await ferry.emit(.downloadTaskDidWriteData, task: task)
+                    try await Task.sleep(for: .milliseconds(200))
+                }
                 var admitted = false
                 for _ in 0..<50 where !admitted {
                     let next = try SSEClient(port: port, path: "/v1/events/stream", headers: headers)
@@ -85,7 +94,9 @@ struct EventStreamLoadTests {
                 for stream in streams { #expect(try await stream.wait { $0.events.count >= 10 }) }
                 let ownReads = counter.databaseReads - ownBefore
 
-                #expect(idleReads <= 5, "\(idleReads) reads for events of another tenant")
+                // A few shared horizon rounds while other transactions settle; streams that each
+                // woke and advanced their own horizon would make 200.
+                #expect(idleReads < 40, "\(idleReads) reads for events of another tenant")
                 // Each stream advancing its own horizon is 2 reads per stream and event: 200.
                 #expect(ownReads < 160, "\(ownReads) reads for 10 events × 10 streams")
             }
