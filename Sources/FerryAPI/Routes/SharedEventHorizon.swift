@@ -39,7 +39,7 @@ actor SharedEventHorizon {
                 reads.add()
                 let outcome: Result<EventHorizon, any Error>
                 do { outcome = .success(try await events.advance(base)) } catch { outcome = .failure(error) }
-                await self.finish(started: started, outcome)
+                self.finish(started: started, outcome)  // the round runs on the actor (it captures self)
                 return try outcome.get()
             }
             inFlight = (started, round)
