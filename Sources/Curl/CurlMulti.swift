@@ -56,9 +56,17 @@ public final class CurlMulti {
         return Int(running)
     }
 
-    /// Blocks until a transfer has work to do, `timeoutMilliseconds` pass, or `waker.wake()` is called.
-    public func poll(timeoutMilliseconds: Int) throws {
-        try CurlError.check(curl_multi_poll(handle, nil, 0, Int32(clamping: timeoutMilliseconds), nil))
+    /// Blocks until a transfer has work to do, `timeoutMilliseconds` pass, `waker.wake()` is
+    /// called, or `descriptor` (one of the caller's own, such as an inotify descriptor) becomes
+    /// readable.
+    public func poll(timeoutMilliseconds: Int, alsoWaitingFor descriptor: Int32? = nil) throws {
+        let timeout = Int32(clamping: timeoutMilliseconds)
+        guard let descriptor, descriptor >= 0 else {
+            try CurlError.check(curl_multi_poll(handle, nil, 0, timeout, nil))
+            return
+        }
+        var extra = curl_waitfd(fd: descriptor, events: Int16(truncatingIfNeeded: CURL_WAIT_POLLIN), revents: 0)
+        try CurlError.check(curl_multi_poll(handle, &extra, 1, timeout, nil))
     }
 
     /// The transfers that finished since the last call, with curl's result code.

@@ -14,12 +14,18 @@ public struct APIServices: Sendable {
     public var urlChecker: CurlURLChecker
     /// The Prometheus text of `/metrics`, when the process collects metrics.
     public var metricsExposition: (@Sendable () -> [UInt8])?
+    /// The open `GET /v1/events/stream` responses: their per-tenant bound and shared horizon.
+    public var eventStreams: EventStreams
+    /// The data folder's free space and reserve, for `/readyz` and `/metrics`.
+    public var diskSpace: DiskSpace?
 
     public init(
         database: FerryDatabase, resumeData: ResumeDataIssuer, hub: NotificationHub, files: TenantFiles,
         readiness: @escaping @Sendable () async -> Readiness,
-        metricsExposition: (@Sendable () -> [UInt8])? = nil
+        metricsExposition: (@Sendable () -> [UInt8])? = nil,
+        maximumEventStreamsPerTenant: Int = EventStreams.defaultMaximumPerTenant
     ) {
+        self.eventStreams = EventStreams(events: database.events, maximumPerTenant: maximumEventStreamsPerTenant)
         self.metricsExposition = metricsExposition
         self.database = database
         self.resumeData = resumeData
@@ -36,11 +42,30 @@ public struct Readiness: Sendable, Encodable {
     public var databaseReachable: Bool
     public var migrationsApplied: Bool
     public var workersRunning: Bool
+    /// The data folder's disk. Below the reserve the instance stays ready (files can still be
+    /// read and deleted, which is how space comes back) but downloads stop at the reserve.
+    public var disk: DiskReadiness?
 
     public init(databaseReachable: Bool, migrationsApplied: Bool, workersRunning: Bool) {
         self.databaseReachable = databaseReachable
         self.migrationsApplied = migrationsApplied
         self.workersRunning = workersRunning
+    }
+}
+
+/// `/readyz`'s view of the data folder's disk.
+public struct DiskReadiness: Sendable, Encodable {
+    public var freeBytes: Int64
+    public var reserveBytes: Int64
+    public var isBelowReserve: Bool { freeBytes < reserveBytes }
+
+    enum CodingKeys: String, CodingKey { case freeBytes, reserveBytes, isBelowReserve }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(freeBytes, forKey: .freeBytes)
+        try container.encode(reserveBytes, forKey: .reserveBytes)
+        try container.encode(isBelowReserve, forKey: .isBelowReserve)
     }
 }
 

@@ -4,6 +4,8 @@ import Hummingbird
 /// Builds the whole HTTP API.
 public func makeRouter(services: APIServices) -> Router<FerryRequestContext> {
     let router = Router(context: FerryRequestContext.self)
+    // Outermost: it reads what is left of a body after the answer is known, errors included.
+    router.add(middleware: RequestBodyDrainMiddleware())
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: MetricsMiddleware<FerryRequestContext>())
     router.add(middleware: RequestLimitsMiddleware())

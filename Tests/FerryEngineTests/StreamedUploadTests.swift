@@ -23,8 +23,8 @@ struct StreamedUploadTests {
         try Data("\(body.count)\n".utf8).write(to: URL(fileURLWithPath: "\(directory)/\(TenantFiles.streamDoneName(taskID: taskID, generation: generation))"))
     }
 
-    private func start(_ ferry: EngineHarness, session: SessionRecord, url: String) async throws -> TaskRecord {
-        let request = TransferRequest(url: url, httpMethod: "PUT", httpBodyLength: transferSizeUnknown)
+    private func start(_ ferry: EngineHarness, session: SessionRecord, url: String, timeoutInterval: Double? = nil) async throws -> TaskRecord {
+        let request = TransferRequest(url: url, httpMethod: "PUT", timeoutInterval: timeoutInterval, httpBodyLength: transferSizeUnknown)
         var creation = TaskCreation(kind: .upload, request: request)
         creation.uploadBody = .stream
         creation.startsImmediately = true
@@ -78,6 +78,68 @@ struct StreamedUploadTests {
             #expect(done.response?.statusCode == 201)
             #expect(try await ferry.responseBody(of: task.id) == Array("true".utf8))
             #expect(try await ferry.eventTypes(of: task.id).filter { $0 == "task.needNewBodyStream" }.count == 2)
+        }
+    }
+
+    @Test("a body that never comes, or stops coming, ends the task with -1001 after timeoutIntervalForRequest")
+    func bodyThatNeverComesTimesOut() async throws {
+        let origin = try TestOrigin { request, responder in
+            try responder.respond(status: 200, body: Array("\(request.body.count)".utf8))
+        }
+        defer { origin.stop() }
+        try await EngineHarness.run { ferry in
+            let session = try await ferry.makeSession()
+            let never = try await start(ferry, session: session, url: origin.url("/never"), timeoutInterval: 1)
+            let stalled = try await start(ferry, session: session, url: origin.url("/stalled"), timeoutInterval: 1)
+            // Half a body, then nothing: no more bytes, no done marker.
+            let files = TenantFiles(dataDirectory: ferry.dataDirectory)
+            try files.createDirectories(tenantID: ferry.tenant.id)
+            let directory = try files.directory(.streams, tenantID: ferry.tenant.id)
+            let path = "\(directory)/\(TenantFiles.streamName(taskID: stalled.id, generation: 1))"
+            FileManager.default.createFile(atPath: path, contents: Data(TestOrigin.pattern(count: 50_000, seed: 3)))
+            let started = ContinuousClock.now
+
+            let neverDone = try await ferry.completion(of: never.id, timeout: .seconds(15))
+            let stalledDone = try await ferry.completion(of: stalled.id, timeout: .seconds(15))
+
+            for done in [neverDone, stalledDone] {
+                #expect(done.state == .completed, "\(done.id) never came and must time out")
+                #expect(done.error?.code == URLErrorCode.timedOut.rawValue, "\(String(describing: done.error))")
+            }
+            #expect(ContinuousClock.now - started < .seconds(10), "timed out after about a second, not later")
+        }
+    }
+
+    @Test("waiting for bodies that do not come wakes the workers about once a second, not every few milliseconds")
+    func waitingCostsNothing() async throws {
+        let payload = TestOrigin.pattern(count: 100_000, seed: 4)
+        let origin = try TestOrigin { request, responder in
+            try responder.respond(status: 200, body: Array("\(request.body == payload)".utf8))
+        }
+        defer { origin.stop() }
+        // Heartbeats wake the workers too: one a second, as in production.
+        try await EngineHarness.run(configure: { $0.heartbeatInterval = .seconds(1) }) { ferry in
+            let session = try await ferry.makeSession()
+            var waiting: [TaskRecord] = []
+            for index in 0..<4 {
+                waiting.append(try await start(ferry, session: session, url: origin.url("/wait/\(index)"), timeoutInterval: 60))
+            }
+            _ = try await ferry.task(waiting[3].id) { $0.state == .running }
+            try await Task.sleep(for: .milliseconds(500))  // the workers take the tasks and ask for bodies
+            let before = ferry.engine.workerWakeups
+
+            try await Task.sleep(for: .seconds(3))
+            let wakeups = ferry.engine.workerWakeups - before
+            // Then a body arrives, and the wait ends at once: woken by its arrival.
+            let arrived = ContinuousClock.now
+            try await stream(payload, ferry: ferry, taskID: waiting[0].id, generation: 1)
+            let done = try await ferry.completion(of: waiting[0].id)
+
+            // Two workers, 3 s: about 3 timeouts and 3 heartbeats each; polling every 20 ms is 150 each.
+            #expect(wakeups < 40, "\(wakeups) wake-ups in 3 s")
+            #expect(done.error == nil)
+            #expect(try await ferry.responseBody(of: waiting[0].id) == Array("true".utf8))
+            #expect(ContinuousClock.now - arrived < .seconds(3), "the body's arrival woke the transfer")
         }
     }
 }

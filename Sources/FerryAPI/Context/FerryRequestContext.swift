@@ -1,6 +1,7 @@
 import FerryCore
 import Hummingbird
 import Logging
+import NIOCore
 
 /// The context of every request: Hummingbird's core storage, a request id for logs and the
 /// `X-Request-ID` header, and the caller once a middleware has identified it.
@@ -11,9 +12,12 @@ public struct FerryRequestContext: RequestContext {
     public var tenant: TenantRecord?
     /// Set by `AdminAuthenticationMiddleware` for operator routes.
     public var isOperator = false
+    /// The connection the request came on, for closing it after an answer (`RequestBodyDrainMiddleware`).
+    public let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        channel = source.channel
         requestID = RequestID().description
         logger[metadataKey: "request"] = .string(requestID)
     }

@@ -36,15 +36,25 @@ struct EventRoutes {
             var start = try Self.position(request.headers[Self.lastEventID], field: "Last-Event-ID")
             if start == nil { start = try Self.position(try query.string("after", maxLength: 20), field: "query.after") }
             try query.finish()
+            let slot = try services.eventStreams.admit(tenantID: context.tenantID)
             if start == nil { start = try await services.database.events.safePosition() }
             let stream = EventStream(
-                events: services.database.events, hub: services.hub, tenantID: context.tenantID, sessionID: sessionID, position: start ?? 0
+                events: services.database.events, hub: services.hub, streams: services.eventStreams,
+                tenantID: context.tenantID, sessionID: sessionID, position: start ?? 0
             )
             var headers = HTTPFields()
             headers[.contentType] = "text/event-stream"
             headers[.cacheControl] = "no-cache"
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-                try await stream.run(writer: &writer)
+                // The slot is held as long as the stream runs (or, unwritten, until the response goes).
+                defer { withExtendedLifetime(slot) {} }
+                // A client that goes away ends its stream at once, giving its slot back to a
+                // reconnecting EventSource, rather than at the next write (up to 15 s later).
+                // (The request's body was read to its end by RequestBodyDrainMiddleware, which
+                // keeps the connection's own body underneath, as this needs.)
+                try await request.body.consumeWithCancellationOnInboundClose { _ in
+                    try await stream.run(writer: &writer)
+                }
                 try await writer.finish(nil)
             })
         }

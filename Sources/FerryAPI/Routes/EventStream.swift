@@ -13,6 +13,7 @@ import Synchronization
 struct EventStream: Sendable {
     let events: EventLogStore
     let hub: NotificationHub
+    let streams: EventStreams
     let tenantID: String
     let sessionID: String?
     let position: Int64
@@ -26,9 +27,13 @@ struct EventStream: Sendable {
         let signals = hub.subscribe(to: NotificationChannel.events)
         // A client that reconnects waits this long before retrying (SSE's `retry:` field).
         try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+        let tenantID = self.tenantID
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await _ in signals { wake.ring() }
+                // Only this tenant's events (the payload is the tenant id) concern the stream.
+                for await signal in signals where signal == .resync || signal == .notification(payload: tenantID) {
+                    wake.ring()
+                }
             }
             try await withGracefulShutdownHandler {
                 try await stream(into: &writer, wake: wake, stop: stop)
@@ -42,11 +47,12 @@ struct EventStream: Sendable {
 
     private func stream(into writer: inout any ResponseBodyWriter, wake: WakeSignal, stop: StopFlag) async throws {
         var position = self.position
-        var horizon = EventHorizon()
         var lastWrite = ContinuousClock.now
+        var wokeAt = ContinuousClock.now
         while !Task.isCancelled && !stop.isSet {
-            horizon = try await events.advance(horizon)
-            while true {
+            let horizon = try await streams.horizon.horizon(startedAfter: wokeAt)
+            while horizon.safePosition > position {
+                streams.reads.add()
                 let batch = try await events.tenantEvents(
                     tenantID: tenantID, after: position, upTo: horizon.safePosition, sessionID: sessionID, limit: Self.batchSize
                 )
@@ -62,12 +68,15 @@ struct EventStream: Sendable {
                 position = batch[batch.count - 1].position
                 if batch.count < Self.batchSize { break }
             }
+            // Every event of the tenant up to the horizon is sent: the next round reads from there.
+            position = max(position, horizon.safePosition)
             if ContinuousClock.now - lastWrite >= Self.heartbeatInterval {
                 try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                 lastWrite = ContinuousClock.now
             }
             let untilHeartbeat = Self.heartbeatInterval - (ContinuousClock.now - lastWrite)
             await wake.wait(timeout: horizon.isWaiting ? .milliseconds(5) : max(untilHeartbeat, .milliseconds(1)))
+            wokeAt = ContinuousClock.now
         }
     }
 }

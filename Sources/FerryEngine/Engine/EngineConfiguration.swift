@@ -1,4 +1,5 @@
 import FerryCore
+import FerryStore
 import Foundation
 
 /// How an instance's transfer engine runs.
@@ -33,6 +34,11 @@ public struct EngineConfiguration: Sendable {
     public var reconcilesStorage = true
     /// How long a transfer waits for the receiver of a decision event (SAFETY.md: at most 10 s).
     public var decisionTimeout: Duration = .seconds(10)
+    /// The data folder's free space and reserve: downloads stop at the reserve. Nil: no reserve.
+    public var diskSpace: DiskSpace?
+    /// What all transfers together may hold in memory (`FERRY_MEMORY_BUDGET_BYTES`): three
+    /// quarters for data tasks' bodies, a quarter for ephemeral sessions' URL caches.
+    public var memoryBudgetBytes = MemoryBudget.defaultCapacity
 
     public init(
         instanceID: String,

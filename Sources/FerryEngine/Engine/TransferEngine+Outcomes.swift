@@ -28,7 +28,9 @@ extension TransferEngine {
             if isWaitingForConnectivity {
                 writer.enqueue(.events([OwnerEvent(lease: ended.job.lease, type: .taskIsWaitingForConnectivity, data: [:])]))
             }
-            let checkpoint = await checkpoint(of: ended)
+            // Out of space, a retry starts over: the partial file would hold the disk full meanwhile.
+            let checkpoint = ended.ranOutOfSpace ? nil : await checkpoint(of: ended)
+            if ended.ranOutOfSpace { await removePartialFile(of: ended) }
             writer.enqueue(.finish([(ended.job.lease, .released(
                 checkpoint: checkpoint, notBefore: notBefore,
                 bytesReceived: checkpoint?.bytesOnDisk ?? 0, bytesSent: 0
@@ -100,7 +102,9 @@ extension TransferEngine {
         case .stopped(.suspend), .leaseLost, .fileBusy:
             break
         }
-        if attachesResumeData, claim.kind == .download, let checkpoint = await checkpoint(of: ended) {
+        // A download stopped by a full disk keeps no resume data: its partial file goes, so the
+        // disk recovers by itself instead of staying full for every tenant.
+        if attachesResumeData, claim.kind == .download, !ended.ranOutOfSpace, let checkpoint = await checkpoint(of: ended) {
             let token = resumeData.token(tenantID: claim.tenantID, taskID: claim.taskID, originalRequest: claim.originalRequest, checkpoint: checkpoint)
             error?.resumeData = token
             // The partial file stays only while resume data refers to it.

@@ -179,7 +179,7 @@ extension TransferEngine {
             claim: claim, partialName: partialName, partialPath: partialPath, downloadPath: downloadPath,
             uploadFilePath: uploadFilePath, streamDirectory: streamDirectory,
             addressPolicy: configuration.addressPolicy, maximumDataBytes: configuration.maximumDataBytes,
-            userAgent: configuration.userAgent
+            userAgent: configuration.userAgent, diskSpace: configuration.diskSpace, memory: memory
         )
     }
 

@@ -40,6 +40,8 @@ public final class TransferEngine: Service, Sendable {
     let urlCache: URLCacheCoordinator
     /// Sessions flushed since the last heartbeat: it checkpoints all their downloads.
     let flushingSessions = Mutex<Set<String>>([])
+    /// Data tasks' bodies, process-wide (see `MemoryBudget`).
+    public let memory: MemoryBudget
     /// Outcomes being finalised (files synced and renamed) but not yet queued for writing.
     let finalizing = Atomic<Int>(0)
     /// Claimed tasks being prepared, not yet started, waiting or reported ended.
@@ -69,9 +71,18 @@ public final class TransferEngine: Service, Sendable {
         self.blocking = BlockingPool(name: "ferry-files", threadCount: configuration.fileThreadCount)
         self.directorySyncs = DirectorySyncs(blocking: blocking)
         self.folders = TenantFolders(files: files, blocking: blocking)
-        self.urlCache = URLCacheCoordinator(store: database.cache, files: files, folders: folders, blocking: blocking, logger: logger)
+        self.urlCache = URLCacheCoordinator(
+            store: database.cache, files: files, folders: folders, blocking: blocking, logger: logger,
+            ephemeralCapacity: Int64(configuration.memoryBudgetBytes / 4)
+        )
+        self.memory = MemoryBudget(capacity: configuration.memoryBudgetBytes - configuration.memoryBudgetBytes / 4)
         self.book = Mutex(EngineBook(workerCount: configuration.workerCount))
         (reports, reportSink) = AsyncStream<WorkerReport>.makeStream()
+    }
+
+    /// How often the worker threads woke from waiting, in all (see `TransferWorker.wakeupCount`).
+    public var workerWakeups: Int {
+        workers.withLock { $0.reduce(0) { $0 + $1.wakeupCount } }
     }
 
     /// Whether the workers are up (for `/readyz`).

@@ -14,7 +14,11 @@ final class URLCacheCoordinator: Sendable {
     let folders: TenantFolders
     let blocking: BlockingPool
     let logger: Logger
-    private let memory = Mutex<[String: [String: (entry: CachedResponse, body: [UInt8])]]>([:])
+    private let memory = Mutex<MemoryCaches>(MemoryCaches())
+    /// All ephemeral sessions' caches together (a quarter of `FERRY_MEMORY_BUDGET_BYTES`):
+    /// each session may keep `memoryCapacity`, but sessions that are never reset (or are
+    /// invalidated and forgotten) would otherwise keep theirs for the life of the process.
+    let ephemeralCapacity: Int64
     /// Entries stored by transfers that end together, one transaction (see `CacheStore.put`).
     private let puts: CoalescingQueue<CacheStore.Put, [String]>
     /// Entries stored after their transfers' ends are queued (finished downloads'): nothing
@@ -30,7 +34,8 @@ final class URLCacheCoordinator: Sendable {
     /// Like URLCache, a response larger than a twentieth of the capacity is not cached.
     static func maximumEntrySize(ephemeral: Bool) -> Int64 { (ephemeral ? memoryCapacity : diskCapacity) / 20 }
 
-    init(store: CacheStore, files: TenantFiles, folders: TenantFolders, blocking: BlockingPool, logger: Logger) {
+    init(store: CacheStore, files: TenantFiles, folders: TenantFolders, blocking: BlockingPool, logger: Logger, ephemeralCapacity: Int64) {
+        self.ephemeralCapacity = ephemeralCapacity
         self.store = store
         self.folders = folders
         self.puts = CoalescingQueue { try await store.put($0, capacity: Self.diskCapacity) }
@@ -52,7 +57,7 @@ final class URLCacheCoordinator: Sendable {
         request.allHTTPHeaderFields = RequestHeaders.effective(for: request, job: job, cookies: cookies, now: Date())
         let entry: CachedResponse?
         if claim.configuration.kind == .ephemeral {
-            entry = memory.withLock { $0[claim.sessionID]?[key]?.entry }
+            entry = memory.withLock { $0.sessions[claim.sessionID]?[key]?.entry }
         } else {
             do {
                 entry = try await lookups(CacheStore.Lookup(sessionID: claim.sessionID, key: key))
@@ -75,7 +80,7 @@ final class URLCacheCoordinator: Sendable {
     /// A cached entry's body.
     func body(of entry: CachedResponse, for claim: ClaimedTask) async throws -> [UInt8] {
         if claim.configuration.kind == .ephemeral {
-            guard let body = memory.withLock({ $0[claim.sessionID]?.first { $0.value.entry.bodyKey == entry.bodyKey }?.value.body }) else {
+            guard let body = memory.withLock({ $0.sessions[claim.sessionID]?.first { $0.value.entry.bodyKey == entry.bodyKey }?.value.body }) else {
                 throw FileFailure(operation: "read cached body", path: entry.bodyKey, errno: 2)
             }
             return body
@@ -120,7 +125,7 @@ final class URLCacheCoordinator: Sendable {
     /// Stores an entry revalidated by a 304 (same body, refreshed head).
     func replace(_ entry: CachedResponse, key: String, claim: ClaimedTask) async {
         if claim.configuration.kind == .ephemeral {
-            memory.withLock { $0[claim.sessionID]?[key]?.entry = entry }
+            memory.withLock { $0.sessions[claim.sessionID]?[key]?.entry = entry }
             return
         }
         do {
@@ -138,7 +143,7 @@ final class URLCacheCoordinator: Sendable {
         let keys = CacheInvalidation.invalidatedKeys(method: ended.currentRequest.httpMethod, requestURL: ended.currentRequest.url, response: head)
         guard !keys.isEmpty else { return }
         if claim.configuration.kind == .ephemeral {
-            memory.withLock { sessions in for key in keys { sessions[claim.sessionID]?[key] = nil } }
+            memory.withLock { caches in for key in keys { caches.remove(sessionID: claim.sessionID, key: key) } }
             return
         }
         do {
@@ -150,7 +155,9 @@ final class URLCacheCoordinator: Sendable {
 
     /// Forgets an ephemeral session's cache (its `reset`, its invalidation).
     func forgetSession(_ sessionID: String) {
-        memory.withLock { $0[sessionID] = nil }
+        memory.withLock { caches in
+            for key in caches.sessions[sessionID]?.keys.map({ $0 }) ?? [] { caches.remove(sessionID: sessionID, key: key) }
+        }
     }
 
     /// Ephemeral sessions with a cache in memory here.
@@ -167,15 +174,21 @@ final class URLCacheCoordinator: Sendable {
                 bytes = read
             }
             let body = bytes
-            memory.withLock { sessions in
-                var cache = sessions[claim.sessionID] ?? [:]
-                cache[key] = (entry, body)
-                // Least recently stored first out, until the session's memory cache fits.
-                while cache.values.reduce(0, { $0 + $1.entry.bodySize }) > Self.memoryCapacity,
+            let globalCapacity = ephemeralCapacity
+            memory.withLock { caches in
+                caches.remove(sessionID: claim.sessionID, key: key)
+                caches.sessions[claim.sessionID, default: [:]][key] = (entry, body)
+                caches.totalBytes += Int64(body.count)
+                // Least recently stored first out, until the session's memory cache fits…
+                while let cache = caches.sessions[claim.sessionID],
+                      cache.values.reduce(0, { $0 + Int64($1.body.count) }) > Self.memoryCapacity,
                       let oldest = cache.min(by: { $0.value.entry.responseTime < $1.value.entry.responseTime }) {
-                    cache[oldest.key] = nil
+                    caches.remove(sessionID: claim.sessionID, key: oldest.key)
                 }
-                sessions[claim.sessionID] = cache
+                // …and all sessions' caches fit the process's share.
+                while caches.totalBytes > globalCapacity, let oldest = caches.oldest() {
+                    caches.remove(sessionID: oldest.sessionID, key: oldest.key)
+                }
             }
             return
         }
@@ -207,6 +220,29 @@ final class URLCacheCoordinator: Sendable {
         let paths = keys.compactMap { try? files.path(.cache, tenantID: tenantID, name: $0) }
         guard !paths.isEmpty else { return }
         _ = try? await blocking.run { for path in paths { FileOperations.remove(path) } }
+    }
+}
+
+/// Ephemeral sessions' caches, and the bytes they hold in all.
+struct MemoryCaches {
+    var sessions: [String: [String: (entry: CachedResponse, body: [UInt8])]] = [:]
+    var totalBytes: Int64 = 0
+
+    mutating func remove(sessionID: String, key: String) {
+        guard let removed = sessions[sessionID]?.removeValue(forKey: key) else { return }
+        totalBytes -= Int64(removed.body.count)
+        if sessions[sessionID]?.isEmpty == true { sessions[sessionID] = nil }
+    }
+
+    /// The least recently stored entry of any session.
+    func oldest() -> (sessionID: String, key: String)? {
+        var oldest: (sessionID: String, key: String, time: Date)?
+        for (sessionID, cache) in sessions {
+            for (key, value) in cache where oldest.map({ value.entry.responseTime < $0.time }) ?? true {
+                oldest = (sessionID, key, value.entry.responseTime)
+            }
+        }
+        return oldest.map { ($0.sessionID, $0.key) }
     }
 }
 

@@ -46,9 +46,11 @@ extension Transfer {
             return .abort
         }
         if let file {
+            guard hasRoomOnDisk() else { return .abort }
             do {
                 try file.append(bytes)
             } catch {
+                ranOutOfSpace = error.isOutOfSpace
                 failure = TransferError(
                     code: .cannotWriteToFile, failingURL: request.url,
                     reason: error.isOutOfSpace ? "the server's disk is full" : "writing the download failed"
@@ -63,6 +65,7 @@ extension Transfer {
                 )
                 return .abort
             }
+            guard holdsInMemory(bytes.count) else { return .abort }
             body.append(contentsOf: bytes)
         }
         bytesReceived += Int64(bytes.count)
@@ -122,6 +125,52 @@ extension Transfer {
             refusal = reason
             return false
         }
+        return true
+    }
+}
+
+extension Transfer {
+    /// A download asks the disk again after this many bytes (a statvfs each time).
+    static let spaceCheckInterval: Int64 = 1024 * 1024
+
+    /// Whether the download may go on writing: false, with a -3003 failure, once the data
+    /// folder's free space is down to the reserve.
+    func hasRoomOnDisk() -> Bool {
+        guard let disk = job.diskSpace, bytesReceived >= nextSpaceCheck else { return true }
+        nextSpaceCheck = bytesReceived + Self.spaceCheckInterval
+        guard disk.allows(writing: Self.spaceCheckInterval) else {
+            ranOutOfSpace = true
+            failure = TransferError(
+                code: .cannotWriteToFile, failingURL: request.url,
+                reason: "the server's disk is down to its free-space reserve; retry later"
+            )
+            return false
+        }
+        return true
+    }
+}
+
+extension Transfer {
+    /// Takes `count` more bytes of the process's memory budget for the body; false, with a
+    /// -1103 failure, when the budget is spent. A body of announced length takes all of it at
+    /// its first bytes: a task then either has room for its whole body or fails at once,
+    /// rather than many tasks each holding part of the budget and all failing half-way.
+    func holdsInMemory(_ count: Int) -> Bool {
+        guard let budget = job.memory else { return true }
+        let reservation = bodyReservation ?? MemoryBudget.Reservation(budget: budget)
+        bodyReservation = reservation
+        let needed = body.count + count
+        guard needed > reservation.heldBytes else { return true }
+        let announced = bytesExpectedToReceive > 0 ? Int(clamping: min(bytesExpectedToReceive, Int64(job.maximumDataBytes))) : 0
+        guard reservation.grow(by: max(needed, announced) - reservation.heldBytes) else {
+            failure = TransferError(
+                code: .dataLengthExceedsMaximum, failingURL: request.url,
+                reason: "Ferry's memory for data-task bodies (\(budget.capacity / (1024 * 1024)) MiB, shared by all transfers) is in use; retry later, or use a download task"
+            )
+            return false
+        }
+        // What is counted is what is allocated: no doubling growth past the announced length.
+        if announced > body.capacity { body.reserveCapacity(announced) }
         return true
     }
 }

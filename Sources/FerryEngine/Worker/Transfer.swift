@@ -87,6 +87,12 @@ final class Transfer: CurlTransferDelegate {
     var isReadPaused = false
     private var bodyStreamGeneration = 0
 
+    /// When a download next asks whether the disk has room (see `DiskSpace`).
+    var nextSpaceCheck: Int64 = 0
+    var ranOutOfSpace = false
+    /// A data task's share of the process's memory budget, as its body grows.
+    var bodyReservation: MemoryBudget.Reservation?
+
     // Why it must end, when the reason is ours rather than curl's.
     var failure: TransferError?
     var refusal: String?
@@ -156,6 +162,8 @@ final class Transfer: CurlTransferDelegate {
         uploadBody.beginStream(generation: bodyStreamGeneration)
         isWaitingForBody = true
         isReadPaused = false
+        // The client has `timeoutIntervalForRequest` from now to start sending.
+        lastActivity = .now
         emit(.taskNeedNewBodyStream, ["generation": .number(Double(bodyStreamGeneration))])
     }
 
@@ -230,7 +238,9 @@ final class Transfer: CurlTransferDelegate {
             notModified: notModified,
             becameDownload: becameDownload,
             dataReported: dataReported,
-            writeDataReported: writeDataReported
+            writeDataReported: writeDataReported,
+            ranOutOfSpace: ranOutOfSpace,
+            bodyReservation: bodyReservation
         )
     }
 }

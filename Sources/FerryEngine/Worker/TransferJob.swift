@@ -26,6 +26,10 @@ struct TransferJob: Sendable {
     /// The most a data or upload task keeps of a response body.
     var maximumDataBytes: Int
     var userAgent: String
+    /// Where downloads stop writing (the free-space reserve); nil: no reserve.
+    var diskSpace: DiskSpace? = nil
+    /// The process's memory for data tasks' bodies.
+    var memory: MemoryBudget? = nil
 
     var lease: LeaseToken { LeaseToken(taskID: claim.taskID, epoch: claim.leaseEpoch) }
     var taskID: String { claim.taskID }

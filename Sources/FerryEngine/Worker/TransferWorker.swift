@@ -18,6 +18,7 @@ final class TransferWorker: Sendable {
     private let inbox = Mutex<(commands: [WorkerCommand], hasExited: Bool)>(([], false))
     private let waker: CurlMultiWaker
     private let transferCount = Atomic<Int>(0)
+    private let wakeups = Atomic<Int>(0)
     private let isExiting = Atomic<Bool>(false)
     private let finished = Mutex<CheckedContinuation<Void, Never>?>(nil)
 
@@ -89,6 +90,14 @@ final class TransferWorker: Sendable {
     }
 
     var shouldExit: Bool { isExiting.load(ordering: .acquiring) }
+
+    /// Times the thread came out of `curl_multi_poll`: an idle worker wakes about once a
+    /// second and for each heartbeat, however many transfers wait for a client's body.
+    var wakeupCount: Int { wakeups.load(ordering: .relaxed) }
+
+    func countWakeup() {
+        wakeups.add(1, ordering: .relaxed)
+    }
 }
 
 /// The worker thread's loop and the state only it touches.
@@ -104,6 +113,8 @@ private final class TransferWorkerLoop {
     /// started after them (jobs waiting for a slot get theirs in the engine's book).
     var renewals: [String: [SessionRenewal]] = [:]
     static let renewalMemory: TimeInterval = 600
+    /// Wakes the loop when a client's body arrives, instead of looking every few milliseconds.
+    let streamWatch = BodyStreamWatch()
 
     init(multi: CurlMulti, worker: TransferWorker, report: @escaping @Sendable (WorkerReport) -> Void, logger: Logger) {
         self.multi = multi
@@ -116,7 +127,11 @@ private final class TransferWorkerLoop {
         while !(worker.shouldExit && transfers.isEmpty) {
             for command in worker.takeCommands() { handle(command) }
             do {
-                try resumeStreams()
+                if !streaming.isEmpty {
+                    streamWatch.drain()
+                    try resumeStreams()
+                    expireStreams()
+                }
                 try multi.perform()
                 for (easy, result) in multi.completedTransfers() {
                     guard let transfer = easy.delegate as? Transfer else { continue }
@@ -128,14 +143,41 @@ private final class TransferWorkerLoop {
                     }
                 }
                 worker.setTransferCount(transfers.count)
-                // A body arriving from a client is not a socket curl can watch: look again soon.
-                try multi.poll(timeoutMilliseconds: streaming.isEmpty ? 1000 : 20)
+                // A body arriving from a client is not a socket curl watches: the stream watch's
+                // descriptor wakes the poll instead.
+                try multi.poll(timeoutMilliseconds: pollTimeout(), alsoWaitingFor: streaming.isEmpty ? nil : streamWatch.descriptor)
+                worker.countWakeup()
             } catch {
                 // curl's multi interface fails only on misuse or exhausted memory; log it and keep
                 // serving rather than spin, so other transfers are not lost with it.
                 logger.error("curl multi failure", metadata: ["error": "\(error)", "worker": "\(worker.index)"])
                 Thread.sleep(forTimeInterval: 0.1)
             }
+        }
+    }
+
+    /// How long the poll may block: a second, or until the first wait for a client's body times
+    /// out; briefly when the stream watch cannot see every folder.
+    private func pollTimeout() -> Int {
+        guard !streaming.isEmpty else { return 1000 }
+        if streamWatch.isBlind { return BodyStreamWatch.fallbackInterval }
+        let now = ContinuousClock.now
+        var timeout = 1000
+        for transfer in streaming.values where transfer.isWaitingForClient {
+            let (seconds, attoseconds) = (transfer.bodyWaitDeadline - now).components
+            let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1
+            timeout = min(timeout, Int(clamping: max(1, milliseconds)))
+        }
+        return timeout
+    }
+
+    /// Ends with -1001 the transfers whose client sent no body bytes for `timeoutIntervalForRequest`.
+    private func expireStreams() {
+        let now = ContinuousClock.now
+        for transfer in streaming.values where transfer.isWaitingForClient {
+            guard let timeout = transfer.bodyWaitTimeout(at: now) else { continue }
+            try? multi.remove(transfer.easy)
+            finish(transfer, .failed(timeout))
         }
     }
 
@@ -232,7 +274,10 @@ private final class TransferWorkerLoop {
                 return
             }
             try transfer.configureExchange()
-            if transfer.uploadBody?.isStreamed == true { streaming[job.taskID] = transfer }
+            if transfer.uploadBody?.isStreamed == true, let directory = job.streamDirectory {
+                streaming[job.taskID] = transfer
+                streamWatch.watch(directory)
+            }
             transfer.announceDelayedStart()
             try addIfReady(transfer)
         } catch {
@@ -245,7 +290,9 @@ private final class TransferWorkerLoop {
 
     private func finish(_ transfer: Transfer, _ end: TransferEnd) {
         transfers.removeValue(forKey: transfer.job.taskID)
-        streaming.removeValue(forKey: transfer.job.taskID)
+        if streaming.removeValue(forKey: transfer.job.taskID) != nil, let directory = transfer.job.streamDirectory {
+            streamWatch.unwatch(directory)
+        }
         report(.ended(transfer.ended(end)))
     }
 }

@@ -79,4 +79,9 @@ struct EndedTransfer: Sendable {
     var dataReported = 0
     /// How much of a download `downloadTask.didWriteData` events already reported (nil: none).
     var writeDataReported: Int64? = nil
+    /// The download stopped at the disk's free-space reserve (or a full disk): its partial file
+    /// goes, rather than holding the space for resume data.
+    var ranOutOfSpace = false
+    /// The body's share of the memory budget: held until this end has been recorded.
+    var bodyReservation: MemoryBudget.Reservation? = nil
 }

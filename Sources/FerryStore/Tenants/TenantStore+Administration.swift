@@ -112,13 +112,19 @@ extension TenantStore {
         guard revoked == 1 else { throw StoreError.notFound(resource: "key") }
     }
 
-    /// Bytes the tenant keeps on the server: finished downloads and blobs.
+    /// Bytes the tenant keeps on the server: finished downloads, partial files (of downloads
+    /// under way, and those kept for resume data), blobs, and data tasks' bodies.
     public func storedBytes(tenantID: String) async throws -> Int64 {
         try await pool.withConnection { connection in
             try connection.query(
                 """
                 SELECT (SELECT coalesce(sum(bytes_received), 0) FROM tasks WHERE tenant_id = $1 AND download_file IS NOT NULL)
+                     + (SELECT coalesce(sum(coalesce((checkpoint->>'bytesOnDisk')::bigint, bytes_received)), 0) FROM tasks
+                        WHERE tenant_id = $1 AND download_file IS NULL AND kind = 'download'
+                          AND (state <> 'completed' OR checkpoint IS NOT NULL))
                      + (SELECT coalesce(sum(size), 0) FROM blobs WHERE tenant_id = $1)
+                     + (SELECT coalesce(sum(octet_length(b.response_body)), 0) FROM task_bodies b JOIN tasks t ON t.id = b.task_id
+                        WHERE t.tenant_id = $1 AND b.response_body IS NOT NULL)
                 """,
                 [tenantID]
             )[0].decode(0, as: Int64.self)

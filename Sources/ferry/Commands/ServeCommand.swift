@@ -59,7 +59,8 @@ struct ServeCommand: AsyncParsableCommand {
             database: database, hub: hub, logger: logger
         )
         let openFiles = OpenFileLimit.raise()
-        let engineConfiguration = EngineConfiguration(
+        let diskSpace = DiskSpace(path: settings.dataDirectory, reserveBytes: settings.diskReserveBytes)
+        var engineConfiguration = EngineConfiguration(
             instanceID: settings.instanceID,
             workerCount: settings.workers,
             dataDirectory: settings.dataDirectory,
@@ -70,19 +71,24 @@ struct ServeCommand: AsyncParsableCommand {
             maximumDataBytes: settings.maximumDataTaskBytes,
             version: FerryVersion.current
         )
+        engineConfiguration.diskSpace = diskSpace
+        engineConfiguration.memoryBudgetBytes = settings.memoryBudgetBytes
         logger.info("open files", metadata: ["limit": "\(openFiles)", "transfers at once": "\(engineConfiguration.capacity)"])
         let engine = TransferEngine(
             configuration: engineConfiguration,
             database: database, hub: hub, resumeData: resumeData, gateway: webhooks, logger: logger
         )
-        let services = APIServices(
+        var services = APIServices(
             database: database, resumeData: resumeData, hub: hub,
             files: TenantFiles(dataDirectory: settings.dataDirectory),
             readiness: { await Self.readiness(database: database, engine: engine) },
-            metricsExposition: { metrics.emitToBuffer() }
+            metricsExposition: { metrics.emitToBuffer() },
+            maximumEventStreamsPerTenant: settings.maximumEventStreamsPerTenant
         )
+        services.diskSpace = diskSpace
         let application = Application(
             router: makeRouter(services: services),
+            server: APIServer.http1(idleTimeout: settings.idleTimeout),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "Ferry"),
             onServerRunning: { channel in
                 logger.info("Ferry is listening", metadata: ["address": "\(channel.localAddress?.description ?? "?")"])

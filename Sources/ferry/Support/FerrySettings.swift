@@ -1,5 +1,8 @@
 import ArgumentParser
+import FerryAPI
 import FerryCore
+import FerryEngine
+import FerryStore
 import Foundation
 
 /// The settings of DESIGN §7: environment variables, overridden by flags of the same meaning.
@@ -75,7 +78,11 @@ struct FerrySettingsOptions: ParsableArguments {
             allowedNetworks: allowList,
             instanceID: value(instanceID, "FERRY_INSTANCE_ID") ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())",
             logsAsJSON: format == "json",
-            maximumDataTaskBytes: Int(environment["FERRY_MAX_DATA_TASK_BYTES"] ?? "") ?? 16 * 1024 * 1024
+            maximumDataTaskBytes: Int(environment["FERRY_MAX_DATA_TASK_BYTES"] ?? "") ?? 16 * 1024 * 1024,
+            idleTimeout: try count(nil, "FERRY_IDLE_TIMEOUT", in: 1...3600).map { Duration.seconds($0) } ?? APIServer.defaultIdleTimeout,
+            maximumEventStreamsPerTenant: try count(nil, "FERRY_MAX_EVENT_STREAMS", in: 1...10_000) ?? EventStreams.defaultMaximumPerTenant,
+            diskReserveBytes: try count(nil, "FERRY_DISK_RESERVE_BYTES", in: 0...(1 << 50)).map(Int64.init) ?? DiskSpace.defaultReserveBytes,
+            memoryBudgetBytes: try count(nil, "FERRY_MEMORY_BUDGET_BYTES", in: (16 << 20)...(1 << 40)) ?? MemoryBudget.defaultCapacity
         )
     }
 }
@@ -92,4 +99,12 @@ struct FerrySettings: Sendable {
     var instanceID: String
     var logsAsJSON: Bool
     var maximumDataTaskBytes: Int
+    /// How long an API connection may stay silent before it is closed.
+    var idleTimeout: Duration
+    /// Event streams one tenant may hold open on this instance.
+    var maximumEventStreamsPerTenant: Int
+    /// Free space downloads leave on the data folder's disk.
+    var diskReserveBytes: Int64
+    /// What transfers may hold in memory in all (data-task bodies, ephemeral URL caches).
+    var memoryBudgetBytes: Int
 }

@@ -63,6 +63,9 @@ final class FerryInstance: Sendable {
         if let adminToken = configuration.adminToken { environment["FERRY_ADMIN_TOKEN"] = adminToken }
         environment["FERRY_INSTANCE_ID"] = configuration.instanceID
         environment["FERRY_WORKERS"] = "2"
+        // The machine's free space is shared and moves (CI machines have been seen with a few
+        // hundred MiB free): a small reserve, so tests do not depend on it.
+        environment["FERRY_DISK_RESERVE_BYTES"] = String(16 * 1024 * 1024)
         if let databaseURL = configuration.databaseURL { environment["DATABASE_URL"] = databaseURL }
         environment.merge(configuration.extraEnvironment) { $1 }
         return environment

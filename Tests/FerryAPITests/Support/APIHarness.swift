@@ -57,7 +57,9 @@ struct APIHarness: Sendable {
 
     /// A fresh database, a running hub and the router; no transfer engine. The database is
     /// dropped afterwards: there are hundreds of cases.
-    static func runFresh<T: Sendable>(_ body: @escaping @Sendable (APIHarness) async throws -> T) async throws -> T {
+    static func runFresh<T: Sendable>(
+        server: Server = .inProcess, _ body: @escaping @Sendable (APIHarness) async throws -> T
+    ) async throws -> T {
         let testDatabase = try await TestDatabase.make(poolSize: 3)
         let hub = NotificationHub(conninfo: testDatabase.conninfo, logger: quietLogger)
         let outcome: Result<T, any Error>
@@ -69,7 +71,7 @@ struct APIHarness: Sendable {
                 files: TenantFiles(dataDirectory: temporaryDataDirectory()),
                 readiness: { Readiness(databaseReachable: true, migrationsApplied: true, workersRunning: false) }
             )
-            outcome = .success(try await withRunning(hub) { try await serve(services, body) })
+            outcome = .success(try await withRunning(hub) { try await serve(services, server: server, body) })
         } catch {
             outcome = .failure(error)
         }
@@ -105,14 +107,33 @@ struct APIHarness: Sendable {
         }
     }
 
+    /// How the router is reached: in-process (no socket), or through a real HTTP server on a
+    /// loopback port, as `ferry serve` runs it, for what only a socket shows.
+    enum Server: Sendable {
+        case inProcess
+        case live(idleTimeout: Duration = APIServer.defaultIdleTimeout)
+    }
+
     private static func serve<T: Sendable>(
-        _ services: APIServices, _ body: @escaping @Sendable (APIHarness) async throws -> T
+        _ services: APIServices, server: Server = .inProcess, _ body: @escaping @Sendable (APIHarness) async throws -> T
     ) async throws -> T {
         var random = SystemRandomNumberGenerator()
         let operatorToken = AdminToken.generate(using: &random)
         _ = try await services.database.settings.ensureAdminToken(configured: operatorToken)
-        let app = Application(router: makeRouter(services: services), logger: quietLogger)
-        return try await app.test(.router) { client in
+        let app: Application<RouterResponder<FerryRequestContext>>
+        let testing: TestingSetup
+        switch server {
+        case .inProcess:
+            app = Application(router: makeRouter(services: services), logger: quietLogger)
+            testing = .router
+        case .live(let idleTimeout):
+            app = Application(
+                router: makeRouter(services: services), server: APIServer.http1(idleTimeout: idleTimeout),
+                configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: quietLogger
+            )
+            testing = .live
+        }
+        return try await app.test(testing) { client in
             try await body(APIHarness(database: services.database, services: services, http: client, operatorToken: operatorToken))
         }
     }

@@ -9,13 +9,17 @@ import NIOCore
 
 /// Ferry's router over the harness's database and hub.
 extension WebhookHarness {
-    func withAPI<T: Sendable>(live: Bool = false, _ body: @escaping @Sendable (APIClient) async throws -> T) async throws -> T {
+    func withAPI<T: Sendable>(
+        live: Bool = false, eventStreamsPerTenant: Int = EventStreams.defaultMaximumPerTenant,
+        _ body: @escaping @Sendable (APIClient) async throws -> T
+    ) async throws -> T {
         let services = APIServices(
             database: database,
             resumeData: ResumeDataIssuer(signingKey: try await database.settings.resumeDataSigningKey()),
             hub: hub,
             files: TenantFiles(dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("ferry-hooks-\(UUID().uuidString)").path),
-            readiness: { Readiness(databaseReachable: true, migrationsApplied: true, workersRunning: true) }
+            readiness: { Readiness(databaseReachable: true, migrationsApplied: true, workersRunning: true) },
+            maximumEventStreamsPerTenant: eventStreamsPerTenant
         )
         let application = Application(
             router: makeRouter(services: services),
@@ -24,7 +28,7 @@ extension WebhookHarness {
         )
         let apiKey = self.apiKey
         return try await application.test(live ? .live : .router) { client in
-            try await body(APIClient(http: client, apiKey: apiKey))
+            try await body(APIClient(http: client, apiKey: apiKey, eventStreams: services.eventStreams))
         }
     }
 }
@@ -33,8 +37,10 @@ extension WebhookHarness {
 struct APIClient: Sendable {
     let http: any TestClientProtocol
     let apiKey: String
+    /// The API's event streams, for what only they know (their database reads).
+    var eventStreams: EventStreams?
 
-    func with(apiKey: String) -> APIClient { APIClient(http: http, apiKey: apiKey) }
+    func with(apiKey: String) -> APIClient { APIClient(http: http, apiKey: apiKey, eventStreams: eventStreams) }
 
     struct Answer: Sendable {
         var status: Int

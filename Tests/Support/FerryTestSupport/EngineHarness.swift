@@ -15,7 +15,7 @@ public final class EngineHarness: Sendable {
     public let tenant: TenantRecord
     public let resumeData: ResumeDataIssuer
     public let hub: NotificationHub
-    /// The running engine (tests that look at its memory import FerryEngine with @testable).
+    /// The running engine, for what only it knows (its memory, worker wake-ups).
     public let engine: TransferEngine
     let group: ServiceGroup
     let running: Task<Void, any Error>
