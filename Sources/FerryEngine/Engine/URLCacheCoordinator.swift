@@ -161,7 +161,7 @@ final class URLCacheCoordinator: Sendable {
     }
 
     /// Ephemeral sessions with a cache in memory here.
-    var ephemeralSessionCount: Int { memory.withLock { $0.count } }
+    var ephemeralSessionCount: Int { memory.withLock { $0.sessions.count } }
 
     private func put(_ entry: CachedResponse, body: Body, key: String, claim: ClaimedTask, deferred: Bool) async {
         if claim.configuration.kind == .ephemeral {
