@@ -20,6 +20,7 @@ public func makeRouter(services: APIServices) -> Router<FerryRequestContext> {
         .group(context: TenantContext.self)
     SessionRoutes(services: services).register(on: v1)
     TaskRoutes(services: services).register(on: v1)
+    GetTasksRoutes(services: services).register(on: v1)
     TaskBatchRoutes(services: services).register(on: v1)
     TaskContentRoutes(services: services).register(on: v1)
     WebhookRoutes(services: services).register(on: v1)
