@@ -60,6 +60,14 @@ struct TaskRoutes {
             return try JSONResponse.make(TaskView(task))
         }
 
+        // URLSessionTask's settable properties: `priority` and `taskDescription`.
+        router.patch("tasks/:taskID") { request, context in
+            let id = try context.parameters.require("taskID")
+            let (_, body) = try await JSONBody.read(request, limit: JSONBody.smallLimit)
+            let update = try TaskUpdate(validating: body)
+            return try JSONResponse.make(TaskView(try await services.database.tasks.update(tenantID: context.tenantID, taskID: id, update)))
+        }
+
         let commands: [(String, TaskLifecycle.Command)] = [("resume", .resume), ("suspend", .suspend), ("cancel", .cancel)]
         for (name, command) in commands {
             router.post("tasks/:taskID/\(name)") { request, context in
