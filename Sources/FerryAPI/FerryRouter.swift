@@ -18,6 +18,7 @@ public func makeRouter(services: APIServices) -> Router<FerryRequestContext> {
     let v1 = router.group("v1")
         .add(middleware: TenantAuthenticationMiddleware(tenants: services.database.tenants))
         .group(context: TenantContext.self)
+        .add(middleware: SharedSessionMiddleware(sessions: services.database.sessions))
     SessionRoutes(services: services).register(on: v1)
     TaskRoutes(services: services).register(on: v1)
     GetTasksRoutes(services: services).register(on: v1)
