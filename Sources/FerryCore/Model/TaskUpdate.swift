@@ -1,10 +1,12 @@
 /// A validated `PATCH /v1/tasks/{id}` body: the properties URLSessionTask lets its owner change
-/// after creation.
+/// after creation (`priority`, `taskDescription`, `countOfBytesClientExpectsToSend/Receive`).
 /// Absent members keep their value; `"taskDescription": null` clears it.
 public struct TaskUpdate: Sendable, Equatable {
     public var priority: Double?
     /// `.some(nil)` clears the description.
     public var taskDescription: String??
+    public var countOfBytesClientExpectsToSend: Int64?
+    public var countOfBytesClientExpectsToReceive: Int64?
 
     public init(priority: Double? = nil, taskDescription: String?? = nil) {
         self.priority = priority
@@ -19,6 +21,8 @@ public struct TaskUpdate: Sendable, Equatable {
         } else if reader.isExplicitNull("taskDescription") {
             taskDescription = .some(nil)
         }
+        countOfBytesClientExpectsToSend = try reader.integer("countOfBytesClientExpectsToSend", in: TaskCreation.clientExpectedBytes).map(Int64.init)
+        countOfBytesClientExpectsToReceive = try reader.integer("countOfBytesClientExpectsToReceive", in: TaskCreation.clientExpectedBytes).map(Int64.init)
         try reader.finish()
     }
 }

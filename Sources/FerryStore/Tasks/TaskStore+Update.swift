@@ -17,11 +17,16 @@ extension TaskStore {
                 UPDATE tasks SET
                     priority = coalesce($3::float8, priority),
                     task_description = CASE WHEN $4 THEN $5 ELSE task_description END,
+                    bytes_client_expects_to_send = coalesce($6::int8, bytes_client_expects_to_send),
+                    bytes_client_expects_to_receive = coalesce($7::int8, bytes_client_expects_to_receive),
                     updated_at = now()
                 WHERE tenant_id = $1 AND id = $2
                 RETURNING \(TaskRow.columns)
                 """,
-                [tenantID, taskID, update.priority, setsDescription, description]
+                [
+                    tenantID, taskID, update.priority, setsDescription, description,
+                    update.countOfBytesClientExpectsToSend, update.countOfBytesClientExpectsToReceive,
+                ]
             ).first else { throw StoreError.notFound(resource: "task") }
             return try TaskRow.decode(row)
         }
