@@ -24,10 +24,7 @@ struct TaskRoutes {
             let transferRequest: TransferRequest
             if let token = creation.resumeData {
                 let resume = try services.resumeData.decode(token, tenantID: context.tenantID)
-                transferRequest = TransferRequest(
-                    url: resume.originalRequest.url, httpMethod: resume.originalRequest.httpMethod,
-                    allHTTPHeaderFields: resume.originalRequest.allHTTPHeaderFields
-                )
+                transferRequest = resume.originalRequest.transferRequest
                 origin.checkpoint = TransferCheckpoint(
                     partialFile: resume.partialFile, bytesOnDisk: resume.bytesOnDisk, validator: resume.validator,
                     url: resume.url, expectedTotalBytes: resume.expectedTotalBytes
