@@ -3,7 +3,9 @@ import FerryStore
 import Foundation
 
 extension WebhookService: DecisionGateway {
-    public func decide(eventID: String, taskID: String, timeout: Duration) async -> JSONValue? {
+    public func decide(
+        eventID: String, taskID: String, timeout: Duration, honouring: @escaping @Sendable (JSONValue) -> String?
+    ) async -> JSONValue? {
         let timeout = min(max(timeout, .zero), configuration.maximumDecisionTimeout)
         let deadline = ContinuousClock.now + timeout
         let claim: ClaimedDelivery
@@ -47,7 +49,7 @@ extension WebhookService: DecisionGateway {
             await recordDefaultDecision(eventID: eventID)
             return nil
         }
-        return await send(claim, before: deadline)
+        return await send(claim, before: deadline, honouring: honouring)
     }
 
     /// Records `decidedBy: "default"` on a decision event that could not be sent.
@@ -60,7 +62,9 @@ extension WebhookService: DecisionGateway {
     }
 
     /// Sends the decision event and reads the reply; records the attempt without the reply.
-    private func send(_ claim: ClaimedDelivery, before deadline: ContinuousClock.Instant) async -> JSONValue? {
+    private func send(
+        _ claim: ClaimedDelivery, before deadline: ContinuousClock.Instant, honouring: (JSONValue) -> String?
+    ) async -> JSONValue? {
         let startedAt = configuration.now()
         let remaining = deadline - ContinuousClock.now
         var result = WebhookHTTPResult(
@@ -76,9 +80,15 @@ extension WebhookService: DecisionGateway {
                 result.failure = .transport("the endpoint's signing secret is unusable: \(error)")
             }
         }
-        let reply = DecisionReply.parse(statusCode: result.statusCode, body: result.body, isTruncated: result.isBodyTruncated)
+        var reply = DecisionReply.parse(statusCode: result.statusCode, body: result.body, isTruncated: result.isBodyTruncated)
+        // A reply Ferry cannot honour (e.g. `becomeStream`) is rejected, not silently read as the
+        // default: the receiver answered, and the attempt says why its answer did not count.
+        let unhonoured = reply.flatMap(honouring)
+        if unhonoured != nil { reply = nil }
         let error: String? = if let failure = result.failure {
             failure.description + "; the default applied"
+        } else if let unhonoured {
+            "the reply was rejected: " + unhonoured + "; the default applied"
         } else if reply == nil {
             DecisionReply.rejection(statusCode: result.statusCode, body: result.body, isTruncated: result.isBodyTruncated) + "; the default applied"
         } else {
