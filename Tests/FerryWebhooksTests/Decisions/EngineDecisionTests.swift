@@ -179,4 +179,27 @@ struct EngineDecisionTests {
             #expect(try await deliveryError(ferry, task: other.id, type: .dataTaskDidReceiveResponse)?.contains("rejected") == true)
         }
     }
+
+    @Test("willBeginDelayedRequest: the reply the README documents, useNewRequest with a request, is followed")
+    func delayedRequestUseNewRequest() async throws {
+        let origin = try origin()
+        let receiver = try Receiver(replies: [
+            "task.willBeginDelayedRequest": #"{"disposition": "useNewRequest", "request": {"url": "\#(origin.url("/target"))"}}"#,
+        ])
+        defer { origin.stop(); receiver.origin.stop() }
+        try await EngineHarness.run(webhooks: Self.webhooks) { ferry in
+            let session = try await session(ferry, receiver: receiver)
+            var creation = TaskCreation(kind: .data, request: TransferRequest(url: origin.url("/data")))
+            creation.startsImmediately = true
+            creation.earliestBeginDate = Date().addingTimeInterval(-1)
+            let created = try await ferry.tasks.create(
+                tenantID: ferry.tenant.id, sessionID: session.id, creation, request: creation.request!, host: "127.0.0.1", origin: .init()
+            ).task
+            let task = try await ferry.completion(of: created.id)
+            #expect(task.error == nil)
+            #expect(try await ferry.responseBody(of: task.id) == Array("target".utf8))
+            #expect(origin.requests(path: "/data").isEmpty)
+            #expect(try await decidedBy(ferry, task: task.id, type: .taskWillBeginDelayedRequest) == "receiver")
+        }
+    }
 }
