@@ -17,3 +17,6 @@ UPDATE sessions SET configuration = jsonb_build_object(
     'networkServiceType', 'default', 'multipathServiceType', 'none', 'shouldUseExtendedBackgroundIdleMode', false
 ) || configuration;
 
+-- "A suspended task is not subject to timeouts": when a task was suspended, so that resuming it
+-- moves resource_deadline on by the time spent suspended.
+ALTER TABLE tasks ADD COLUMN suspended_at timestamptz;
