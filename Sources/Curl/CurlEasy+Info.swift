@@ -13,6 +13,8 @@ extension CurlEasy {
     /// How many new connections the transfer made; 0 means it reused one.
     public var newConnectionCount: Int { long(CURLINFO_NUM_CONNECTS) }
     public var sslVerifyResult: Int { long(CURLINFO_SSL_VERIFYRESULT) }
+    /// The `errno` of the last failed connect (`CURLINFO_OS_ERRNO`): refused and unreachable differ.
+    public var osErrno: Int { long(CURLINFO_OS_ERRNO) }
     public var downloadedBytes: Int64 { offset(CURLINFO_SIZE_DOWNLOAD_T) }
     public var uploadedBytes: Int64 { offset(CURLINFO_SIZE_UPLOAD_T) }
     public var headerBytes: Int { long(CURLINFO_HEADER_SIZE) }

@@ -56,4 +56,27 @@ struct DecisionReplyTests {
         #expect(DecisionReplies.delayedRequest(try json(#"{"disposition": "useNewRequest", "request": {"url": "http://c/"}}"#), original: proposed, urlChecker: TestURLChecker())
             == .useNewRequest(TransferRequest(url: "http://c/", httpMethod: "GET", allHTTPHeaderFields: ["Accept": "*/*"])))
     }
+
+    @Test("a reply Ferry cannot honour is rejected with a reason; one it can is not")
+    func rejections() throws {
+        func rejection(_ text: String, _ type: EventType) throws -> String? {
+            DecisionReplies.rejection(of: try json(text), to: type, proposed: proposed, urlChecker: TestURLChecker())
+        }
+        let stream = try #require(try rejection(#"{"disposition": "becomeStream"}"#, .dataTaskDidReceiveResponse))
+        #expect(stream.contains("becomeStream") && stream.contains("stream tasks"))
+        let unknown = try #require(try rejection(#"{"disposition": "sometimes-secret"}"#, .dataTaskDidReceiveResponse))
+        #expect(!unknown.contains("sometimes-secret"), "the reply is not quoted")
+        #expect(try rejection(#"{}"#, .dataTaskDidReceiveResponse)?.contains("no \"disposition\"") == true)
+        #expect(try rejection(#"{"disposition": "useCredential", "credential": {"user": "u"}}"#, .taskDidReceiveChallenge)?.contains("credential") == true)
+        #expect(try rejection(#"{"disposition": "continueLoading"}"#, .taskWillBeginDelayedRequest) == nil)
+        #expect(try rejection(#"{"request": {"url": "http://c/"}}"#, .taskWillBeginDelayedRequest) != nil, "useNewRequest must be named")
+        #expect(try rejection(#"{"disposition": "useNewRequest", "request": {"url": "ftp://c/"}}"#, .taskWillBeginDelayedRequest) != nil)
+        #expect(try rejection(#"{"cachedResponse": null}"#, .dataTaskWillCacheResponse) == nil)
+        #expect(try rejection(#"{"cache": false}"#, .dataTaskWillCacheResponse) != nil)
+        #expect(try rejection(#"{"request": null}"#, .taskWillPerformHTTPRedirection) == nil)
+        #expect(try rejection(#"{"disposition": "allow"}"#, .taskWillPerformHTTPRedirection) != nil)
+        for disposition in ["allow", "cancel", "becomeDownload"] {
+            #expect(try rejection(#"{"disposition": "\#(disposition)"}"#, .dataTaskDidReceiveResponse) == nil)
+        }
+    }
 }

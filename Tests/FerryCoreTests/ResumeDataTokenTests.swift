@@ -31,6 +31,31 @@ struct ResumeDataTokenTests {
         #expect(try ResumeDataToken.decode(again, signingKey: key, expectedTenantID: "ten_A") == lastModified)
     }
 
+    @Test("the original request is carried whole: timeout, cache policy and network properties")
+    func carriesTheWholeRequest() throws {
+        var request = TransferRequest(
+            url: "https://example.com/big.iso", allHTTPHeaderFields: ["X-Trace": "1"], timeoutInterval: 7.5,
+            cachePolicy: .reloadIgnoringLocalAndRemoteCacheData
+        )
+        request.allowsCellularAccess = false
+        request.networkServiceType = .background
+        var whole = token
+        whole.originalRequest = .init(request)
+        let decoded = try ResumeDataToken.decode(whole.encode(signingKey: key), signingKey: key, expectedTenantID: "ten_A")
+        #expect(decoded.originalRequest.transferRequest == request)
+        #expect(decoded.originalRequest.timeoutInterval == 7.5)
+        #expect(decoded.originalRequest.cachePolicy == .reloadIgnoringLocalAndRemoteCacheData)
+    }
+
+    @Test("a token issued before the request was carried whole still decodes, with the session's defaults")
+    func earlierTokensDecode() throws {
+        let payload = #"{"bytesOnDisk":10,"createdAt":0,"originalRequest":{"allHTTPHeaderFields":{},"httpMethod":"GET","url":"https://example.com/a"},"partialFile":"prt_1","taskID":"tsk_1","tenantID":"ten_A","url":"https://example.com/a","validator":{"strongETag":{"_0":"\"v1\""}}}"#
+        let signedPart = "frd1." + Base64URL.encode(Array(payload.utf8))
+        let text = signedPart + "." + Base64URL.encode(ResumeDataToken.mac(signedPart, signingKey: key))
+        let decoded = try ResumeDataToken.decode(text, signingKey: key, expectedTenantID: "ten_A")
+        #expect(decoded.originalRequest.transferRequest == TransferRequest(url: "https://example.com/a"))
+    }
+
     @Test func isVersionedURLSafeAndUnpadded() {
         let text = token.encode(signingKey: key)
         #expect(text.hasPrefix("frd1."))

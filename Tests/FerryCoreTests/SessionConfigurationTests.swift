@@ -79,7 +79,10 @@ struct SessionConfigurationTests {
         (#"{"configuration": {"kind": "default", "connectionProxyDictionary": {"HTTPEnable": true}}}"#, "configuration.connectionProxyDictionary.HTTPProxy"),
         (#"{"configuration": {"kind": "default", "connectionProxyDictionary": {"HTTPEnable": true, "HTTPProxy": "p", "HTTPPort": 70000}}}"#, "configuration.connectionProxyDictionary.HTTPPort"),
         (#"{"configuration": {"kind": "default", "connectionProxyDictionary": {"FTPEnable": true}}}"#, "configuration.connectionProxyDictionary.FTPEnable"),
-        (#"{"configuration": {"kind": "default", "allowsCellularAccess": true}}"#, "configuration.allowsCellularAccess"),
+        (#"{"configuration": {"kind": "default", "allowsCellularAccess": "yes"}}"#, "configuration.allowsCellularAccess"),
+        (#"{"configuration": {"kind": "default", "networkServiceType": "NSURLNetworkServiceTypeVoIP"}}"#, "configuration.networkServiceType"),
+        (#"{"configuration": {"kind": "default", "multipathServiceType": "handoff"}}"#, "configuration.multipathServiceType"),
+        (#"{"configuration": {"kind": "default", "allowsCellular": true}}"#, "configuration.allowsCellular"),
         (#"{"configuration": {"kind": "default"}, "extra": 1}"#, "extra"),
         (#"{"configuration": {"kind": "default"}, "sessionDescription": 7}"#, "sessionDescription"),
     ])

@@ -14,7 +14,13 @@ struct TransferEndPolicyTests {
     }
 
     let lost = TransferError(code: .networkConnectionLost, failingURL: "http://x/")
-    let unreachable = TransferError(code: .cannotConnectToHost, failingURL: "http://x/")
+    var unreachable: TransferError {
+        var error = TransferError(code: .notConnectedToInternet, failingURL: "http://x/")
+        error.isTransientConnectivityFailure = true
+        return error
+    }
+    let connectionRefused = TransferError(code: .cannotConnectToHost, failingURL: "http://x/")
+    let unknownHost = TransferError(code: .cannotFindHost, failingURL: "http://nowhere.invalid/")
     let refused = TransferError(code: .cannotConnectToHost, failingURL: "http://x/", reason: "refused by policy: 10.0.0.1 is private and not in FERRY_ALLOW_NETWORKS")
     let untrusted = TransferError(code: .serverCertificateUntrusted, failingURL: "https://x/")
 
@@ -50,6 +56,13 @@ struct TransferEndPolicyTests {
         }
         #expect(disposition(.failed(refused), kind: .background, waits: true) == .complete(error: refused, attachesResumeData: true))
         #expect(disposition(.failed(unreachable), kind: .default) == .complete(error: unreachable, attachesResumeData: true))
+    }
+
+    @Test("waitsForConnectivity does not wait out a refused connection or an unknown host: they fail at once")
+    func definitiveFailures() {
+        for error in [connectionRefused, unknownHost] {
+            #expect(disposition(.failed(error), kind: .default, waits: true) == .complete(error: error, attachesResumeData: true))
+        }
     }
 
     @Test("stops and lost leases")

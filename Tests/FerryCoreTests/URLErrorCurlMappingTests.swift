@@ -46,4 +46,19 @@ struct URLErrorCurlMappingTests {
         #expect(CurlErrorMapping.urlErrorCode(curlCode: 35, serverRequestedClientCertificate: false) == .secureConnectionFailed)
         #expect(CurlErrorMapping.urlErrorCode(curlCode: 28, serverRequestedClientCertificate: true) == .timedOut)
     }
+
+    @Test("connect failures: refused and unknown host are definitive; unreachable and timed-out connects or lookups are transient")
+    func connectFailures() {
+        typealias Failure = CurlErrorMapping.ConnectFailure
+        #expect(CurlErrorMapping.connectFailure(curlCode: 7, osErrno: 111, detail: "Failed to connect") == Failure(code: .cannotConnectToHost, isTransient: false))
+        #expect(CurlErrorMapping.connectFailure(curlCode: 7, osErrno: 101, detail: "") == Failure(code: .notConnectedToInternet, isTransient: true))
+        #expect(CurlErrorMapping.connectFailure(curlCode: 7, osErrno: 100, detail: "") == Failure(code: .notConnectedToInternet, isTransient: true))
+        #expect(CurlErrorMapping.connectFailure(curlCode: 7, osErrno: 113, detail: "") == Failure(code: .cannotConnectToHost, isTransient: true))
+        #expect(CurlErrorMapping.connectFailure(curlCode: 7, osErrno: 110, detail: "") == Failure(code: .timedOut, isTransient: true))
+        #expect(CurlErrorMapping.connectFailure(curlCode: 6, osErrno: 0, detail: "Could not resolve host: nowhere.invalid") == Failure(code: .cannotFindHost, isTransient: false))
+        #expect(CurlErrorMapping.connectFailure(curlCode: 28, osErrno: 0, detail: "Resolving timed out after 5000 milliseconds") == Failure(code: .dnsLookupFailed, isTransient: true))
+        #expect(CurlErrorMapping.connectFailure(curlCode: 28, osErrno: 0, detail: "Connection timed out after 3001 milliseconds") == Failure(code: .timedOut, isTransient: true))
+        #expect(CurlErrorMapping.connectFailure(curlCode: 28, osErrno: 0, detail: "Operation timed out after 3001 milliseconds with 5 bytes received") == nil)
+        #expect(CurlErrorMapping.connectFailure(curlCode: 56, osErrno: 104, detail: "Recv failure") == nil)
+    }
 }

@@ -29,6 +29,14 @@ struct SessionRoutes {
             return try JSONResponse.make(SessionView(try await services.database.sessions.find(tenantID: context.tenantID, id: id)))
         }
 
+        // URLSession's one settable property: `sessionDescription`.
+        router.patch("sessions/:sessionID") { request, context in
+            let id = try context.parameters.require("sessionID")
+            let (_, body) = try await JSONBody.read(request, limit: JSONBody.smallLimit)
+            let update = try SessionUpdate(validating: body)
+            return try JSONResponse.make(SessionView(try await services.database.sessions.update(tenantID: context.tenantID, sessionID: id, update)))
+        }
+
         let invalidations: [(String, SessionStore.Invalidation)] = [
             ("finishTasksAndInvalidate", .finishTasks), ("invalidateAndCancel", .cancelTasks),
         ]

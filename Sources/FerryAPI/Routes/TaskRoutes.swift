@@ -24,10 +24,7 @@ struct TaskRoutes {
             let transferRequest: TransferRequest
             if let token = creation.resumeData {
                 let resume = try services.resumeData.decode(token, tenantID: context.tenantID)
-                transferRequest = TransferRequest(
-                    url: resume.originalRequest.url, httpMethod: resume.originalRequest.httpMethod,
-                    allHTTPHeaderFields: resume.originalRequest.allHTTPHeaderFields
-                )
+                transferRequest = resume.originalRequest.transferRequest
                 origin.checkpoint = TransferCheckpoint(
                     partialFile: resume.partialFile, bytesOnDisk: resume.bytesOnDisk, validator: resume.validator,
                     url: resume.url, expectedTotalBytes: resume.expectedTotalBytes
@@ -58,6 +55,14 @@ struct TaskRoutes {
                 task = try await waitForCompletion(task, seconds: wait, tenantID: context.tenantID)
             }
             return try JSONResponse.make(TaskView(task))
+        }
+
+        // URLSessionTask's settable properties: `priority` and `taskDescription`.
+        router.patch("tasks/:taskID") { request, context in
+            let id = try context.parameters.require("taskID")
+            let (_, body) = try await JSONBody.read(request, limit: JSONBody.smallLimit)
+            let update = try TaskUpdate(validating: body)
+            return try JSONResponse.make(TaskView(try await services.database.tasks.update(tenantID: context.tenantID, taskID: id, update)))
         }
 
         let commands: [(String, TaskLifecycle.Command)] = [("resume", .resume), ("suspend", .suspend), ("cancel", .cancel)]

@@ -14,6 +14,7 @@ struct TaskView: Encodable, Sendable {
         case id, taskIdentifier, sessionId, kind, state, priority, taskDescription, earliestBeginDate
         case originalRequest, currentRequest, response, error, progress
         case countOfBytesReceived, countOfBytesSent, countOfBytesExpectedToReceive, countOfBytesExpectedToSend
+        case countOfBytesClientExpectsToSend, countOfBytesClientExpectsToReceive
         case createdAt, startedAt, completedAt, links
     }
 
@@ -40,6 +41,8 @@ struct TaskView: Encodable, Sendable {
         try container.encode(task.countOfBytesSent, forKey: .countOfBytesSent)
         try container.encode(task.countOfBytesExpectedToReceive, forKey: .countOfBytesExpectedToReceive)
         try container.encode(task.countOfBytesExpectedToSend, forKey: .countOfBytesExpectedToSend)
+        try container.encode(task.countOfBytesClientExpectsToSend, forKey: .countOfBytesClientExpectsToSend)
+        try container.encode(task.countOfBytesClientExpectsToReceive, forKey: .countOfBytesClientExpectsToReceive)
         try container.encode(task.createdAt, forKey: .createdAt)
         try container.encode(task.startedAt, forKey: .startedAt)
         try container.encode(task.completedAt, forKey: .completedAt)

@@ -17,8 +17,16 @@ public struct TransferError: Error, Codable, Equatable, Sendable {
     /// Ferry's own explanation where the code alone would mislead, e.g.
     /// "refused by policy: 127.0.0.1 is loopback and not in FERRY_ALLOW_NETWORKS".
     public var reason: String?
+    /// The failure plausibly comes from the network rather than from the origin (unreachable
+    /// network or host, a connect or DNS lookup that timed out): what `waitsForConnectivity`
+    /// waits out. Known only to the owner that saw the failure; not part of the API's error.
+    public var isTransientConnectivityFailure = false
 
     public static let urlErrorDomain = "NSURLErrorDomain"
+
+    enum CodingKeys: String, CodingKey {
+        case domain, code, localizedDescription, failingURL, resumeData, reason
+    }
 
     public init(code: URLErrorCode, failingURL: String?, reason: String? = nil, resumeData: String? = nil) {
         self.domain = Self.urlErrorDomain

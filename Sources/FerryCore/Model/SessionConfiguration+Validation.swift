@@ -56,6 +56,13 @@ extension SessionConfiguration {
         if let value = try reader.bool("waitsForConnectivity") { waitsForConnectivity = value }
         if let value = try reader.bool("isDiscretionary") { isDiscretionary = value }
         if let value = try reader.bool("sessionSendsLaunchEvents") { sessionSendsLaunchEvents = value }
+        if let value = try reader.bool("allowsCellularAccess") { allowsCellularAccess = value }
+        if let value = try reader.bool("allowsExpensiveNetworkAccess") { allowsExpensiveNetworkAccess = value }
+        if let value = try reader.bool("allowsConstrainedNetworkAccess") { allowsConstrainedNetworkAccess = value }
+        if let value = try reader.choice("networkServiceType", as: NetworkServiceType.self) { networkServiceType = value }
+        if let value = try reader.choice("multipathServiceType", as: MultipathServiceType.self) { multipathServiceType = value }
+        sharedContainerIdentifier = try reader.string("sharedContainerIdentifier", maxLength: 256, allowEmpty: false)
+        if let value = try reader.bool("shouldUseExtendedBackgroundIdleMode") { shouldUseExtendedBackgroundIdleMode = value }
         try reader.finish()
     }
 }

@@ -103,6 +103,16 @@ public struct SessionConfiguration: Codable, Sendable, Equatable {
     public var waitsForConnectivity: Bool = false
     public var isDiscretionary: Bool = false
     public var sessionSendsLaunchEvents: Bool = true
+    // Accepted and shown back, with no effect on a server: there is no cellular, expensive or
+    // constrained interface to avoid, no traffic class or Multipath TCP to choose, no app group
+    // container and no app to keep alive. Migration 0010 gave existing sessions these defaults.
+    public var allowsCellularAccess: Bool = true
+    public var allowsExpensiveNetworkAccess: Bool = true
+    public var allowsConstrainedNetworkAccess: Bool = true
+    public var networkServiceType: NetworkServiceType = .default
+    public var multipathServiceType: MultipathServiceType = .none
+    public var sharedContainerIdentifier: String?
+    public var shouldUseExtendedBackgroundIdleMode: Bool = false
 
     public init(kind: SessionKind, identifier: String? = nil) {
         self.kind = kind

@@ -19,10 +19,12 @@ public struct SessionRecord: Sendable, Equatable {
     public var state: SessionState
     public var createdAt: Date
     public var invalidatedAt: Date?
+    /// The tenant's `URLSession.shared` (`/v1/sessions/shared`): made on first use, never invalidated.
+    public var isShared: Bool
 
     public init(
         id: String, tenantID: String, configuration: SessionConfiguration, sessionDescription: String?,
-        state: SessionState, createdAt: Date, invalidatedAt: Date?
+        state: SessionState, createdAt: Date, invalidatedAt: Date?, isShared: Bool = false
     ) {
         self.id = id
         self.tenantID = tenantID
@@ -31,6 +33,7 @@ public struct SessionRecord: Sendable, Equatable {
         self.state = state
         self.createdAt = createdAt
         self.invalidatedAt = invalidatedAt
+        self.isShared = isShared
     }
 
     public var kind: SessionKind { configuration.kind }

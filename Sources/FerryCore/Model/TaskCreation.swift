@@ -14,12 +14,18 @@ public struct TaskCreation: Sendable, Equatable {
     public var priority: Double = TaskPriority.default
     public var taskDescription: String?
     public var earliestBeginDate: Date?
+    /// The client's estimates (`NSURLSessionTransferSizeUnknown` when not given), shown back;
+    /// URLSession uses them to schedule background transfers, Ferry has nothing to schedule by.
+    public var countOfBytesClientExpectsToSend: Int64 = transferSizeUnknown
+    public var countOfBytesClientExpectsToReceive: Int64 = transferSizeUnknown
     public var delegate: DelegateSpec?
     /// `"resume": true` starts the task at once instead of leaving it suspended.
     public var startsImmediately: Bool = false
 
     /// Inline bodies travel base64-encoded inside the JSON body; larger ones belong in blobs.
     public static let maximumInlineBodyBytes = 8 * 1024 * 1024
+    /// `countOfBytesClientExpectsToSend/Receive`: -1 (unknown) or a byte count JSON carries exactly.
+    public static let clientExpectedBytes = -1...(1 << 53)
 
     public init(kind: TaskKind, request: TransferRequest?) {
         self.kind = kind
@@ -77,6 +83,12 @@ extension TaskCreation {
             }
             earliestBeginDate = date
         }
+        if let value = try reader.integer("countOfBytesClientExpectsToSend", in: Self.clientExpectedBytes) {
+            countOfBytesClientExpectsToSend = Int64(value)
+        }
+        if let value = try reader.integer("countOfBytesClientExpectsToReceive", in: Self.clientExpectedBytes) {
+            countOfBytesClientExpectsToReceive = Int64(value)
+        }
         if let delegateReader = try reader.object("delegate") {
             delegate = try DelegateSpec(validating: delegateReader, urlChecker: urlChecker)
         }
@@ -105,6 +117,10 @@ extension TaskCreation {
         }
         request.timeoutInterval = try reader.number("timeoutInterval", in: 0.001...SessionConfiguration.maximumTimeout)
         request.cachePolicy = try reader.choice("cachePolicy", as: RequestCachePolicy.self)
+        request.allowsCellularAccess = try reader.bool("allowsCellularAccess")
+        request.allowsExpensiveNetworkAccess = try reader.bool("allowsExpensiveNetworkAccess")
+        request.allowsConstrainedNetworkAccess = try reader.bool("allowsConstrainedNetworkAccess")
+        request.networkServiceType = try reader.choice("networkServiceType", as: NetworkServiceType.self)
         var body: [UInt8]?
         if let encoded = try reader.string("httpBody", maxLength: maximumInlineBodyBytes * 4 / 3 + 4) {
             guard let data = Data(base64Encoded: encoded) else {

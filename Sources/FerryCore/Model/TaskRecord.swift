@@ -19,6 +19,9 @@ public struct TaskRecord: Sendable, Equatable {
     public var countOfBytesSent: Int64
     public var countOfBytesExpectedToReceive: Int64
     public var countOfBytesExpectedToSend: Int64
+    /// The client's estimates, as given at creation or by PATCH (-1: unknown).
+    public var countOfBytesClientExpectsToSend: Int64 = transferSizeUnknown
+    public var countOfBytesClientExpectsToReceive: Int64 = transferSizeUnknown
     public var error: TransferError?
     /// Set once a download completed: the file is available.
     public var hasDownloadedFile: Bool

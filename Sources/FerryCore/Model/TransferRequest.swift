@@ -12,6 +12,12 @@ public struct TransferRequest: Codable, Sendable, Equatable {
     public var cachePolicy: RequestCachePolicy?
     /// The length of the request body, when there is one.
     public var httpBodyLength: Int64?
+    /// URLRequest's network access properties: shown back when given (nil: URLRequest's
+    /// default), with no effect here, as the session's are.
+    public var allowsCellularAccess: Bool?
+    public var allowsExpensiveNetworkAccess: Bool?
+    public var allowsConstrainedNetworkAccess: Bool?
+    public var networkServiceType: NetworkServiceType?
 
     public init(
         url: String,

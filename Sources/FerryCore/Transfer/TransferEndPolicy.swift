@@ -31,7 +31,7 @@ public enum TransferDisposition: Sendable, Equatable {
 /// URLSession's rules for ending a transfer: background sessions retry transport failures by
 /// themselves and survive shutdowns; default and ephemeral sessions complete with the error
 /// (carrying resume data for downloads). `waitsForConnectivity` keeps waiting, within
-/// `timeoutIntervalForResource`, while the origin cannot be reached.
+/// `timeoutIntervalForResource`, while the network plausibly keeps the origin out of reach.
 public struct TransferEndPolicy: Sendable {
     public var sessionKind: SessionKind
     public var waitsForConnectivity: Bool
@@ -85,12 +85,12 @@ public struct TransferEndPolicy: Sendable {
         }
     }
 
-    /// The origin cannot be reached at all: what `waitsForConnectivity` waits out.
-    /// A refusal by Ferry's own address policy is not a connectivity problem and never waits.
+    /// The network, not the origin, is plausibly in the way (an unreachable network or host, a
+    /// connect or DNS lookup that timed out): what `waitsForConnectivity` waits out. A refused
+    /// connection or an unknown host is the origin's answer and fails at once with its own code;
+    /// a refusal by Ferry's own address policy is not a connectivity problem either.
     static func isUnreachable(_ error: TransferError) -> Bool {
-        guard !error.isPolicyRefusal else { return false }
-        return [URLErrorCode.cannotFindHost, .cannotConnectToHost, .notConnectedToInternet, .dnsLookupFailed]
-            .contains(error.urlErrorCode)
+        !error.isPolicyRefusal && error.isTransientConnectivityFailure
     }
 
     /// Failures a later attempt may not meet again.

@@ -26,6 +26,13 @@ public final class FieldReader {
         return false
     }
 
+    /// Whether the member is present as `null`: for PATCH bodies, where null clears a value
+    /// and absence keeps it.
+    public func isExplicitNull(_ key: String) -> Bool {
+        consumed.insert(key)
+        return members[key] == .null
+    }
+
     /// The raw value; `null` counts as absent, as for every typed accessor below.
     public func value(_ key: String) -> JSONValue? {
         consumed.insert(key)

@@ -8,7 +8,10 @@ extension TransferEngine {
     func askReceiver(_ request: DecisionRequest) async {
         guard let eventID = request.event.id else { return }
         let taskID = request.event.lease.taskID
-        let reply = await gateway?.decide(eventID: eventID, taskID: taskID, timeout: configuration.decisionTimeout)
+        let (type, proposed) = (request.event.type, request.proposedRequest ?? TransferRequest(url: ""))
+        let reply = await gateway?.decide(eventID: eventID, taskID: taskID, timeout: configuration.decisionTimeout) { reply in
+            DecisionReplies.rejection(of: reply, to: type, proposed: proposed, urlChecker: DecisionURLChecker())
+        }
         guard let outcome = DecisionOutcome(reply: reply, to: request),
               let worker = book.withLock({ $0.worker(of: taskID) })
         else { return }
@@ -32,7 +35,9 @@ extension TransferEngine {
             return true
         }
         await commit(event)
-        let reply = await gateway.decide(eventID: eventID, taskID: ended.job.taskID, timeout: configuration.decisionTimeout)
+        let reply = await gateway.decide(eventID: eventID, taskID: ended.job.taskID, timeout: configuration.decisionTimeout) { reply in
+            DecisionReplies.rejection(of: reply, to: .dataTaskWillCacheResponse, proposed: TransferRequest(url: ""), urlChecker: DecisionURLChecker())
+        }
         return DecisionReplies.allowsCaching(reply) ?? true
     }
 

@@ -288,11 +288,15 @@ extension Transfer {
         } else if detail.contains("alert bad certificate") || detail.contains("alert unknown ca") || detail.contains("alert certificate unknown") {
             code = .clientCertificateRejected
         }
+        let connect = CurlErrorMapping.connectFailure(curlCode: result, osErrno: easy.osErrno, detail: detail)
+        if let connect { code = connect.code }
         var reason = easy.lastErrorDetail
         if code == .timedOut, job.claim.resourceDeadline.timeIntervalSinceNow <= 0 {
             reason = "timeoutIntervalForResource elapsed"
         }
-        return TransferError(code: code, failingURL: request.url, reason: reason)
+        var error = TransferError(code: code, failingURL: request.url, reason: reason)
+        error.isTransientConnectivityFailure = connect?.isTransient ?? false
+        return error
     }
 }
 

@@ -16,8 +16,15 @@ extension SessionStore {
         tenantID: String, sessionID: String, _ invalidation: Invalidation, resumeData: ResumeDataIssuer
     ) async throws -> SessionRecord {
         try await pool.withRetriedTransaction { connection in
-            guard try !connection.query("SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]).isEmpty else {
+            guard let found = try connection.query(
+                "SELECT is_shared FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]
+            ).first else {
                 throw StoreError.notFound(resource: "session")
+            }
+            // URLSession ignores invalidating its shared session; Ferry says so rather than
+            // answering as if it had happened.
+            guard try !found.decode("is_shared", as: Bool.self) else {
+                throw StoreError.conflict("The shared session cannot be invalidated, as URLSession.shared cannot; cancel its tasks instead.")
             }
             // Tasks before their session, the order in which a completing task locks them.
             if invalidation == .cancelTasks {

@@ -79,7 +79,7 @@ public struct SessionStore: Sendable {
         }
     }
 
-    static let columns = "id, tenant_id, configuration, session_description, state, created_at, invalidated_at"
+    static let columns = "id, tenant_id, configuration, session_description, state, created_at, invalidated_at, is_shared"
 
     static func decode(_ row: PostgresRow) throws -> SessionRecord {
         SessionRecord(
@@ -89,7 +89,8 @@ public struct SessionStore: Sendable {
             sessionDescription: try row.decode("session_description"),
             state: SessionState(rawValue: try row.decode("state", as: String.self)) ?? .valid,
             createdAt: try row.decode("created_at"),
-            invalidatedAt: try row.decode("invalidated_at")
+            invalidatedAt: try row.decode("invalidated_at"),
+            isShared: try row.decode("is_shared")
         )
     }
 }

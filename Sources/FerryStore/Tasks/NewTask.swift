@@ -51,18 +51,21 @@ struct NewTask: Sendable {
                 RETURNING next_task_identifier - $4 AS first_identifier
             ), new AS (
                 SELECT * FROM unnest($1::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int8[], $10::text[], $11::text[],
-                                     $12::int8[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
+                                     $12::int8[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[],
+                                     $23::int8[], $24::int8[])
                     WITH ORDINALITY AS n(id, kind, state, priority, task_description, begin_micros, original_request, upload_source,
-                                         bytes_expected_to_send, checkpoint, idempotency_key, host, event_id, event_data, body, ordinal)
+                                         bytes_expected_to_send, checkpoint, idempotency_key, host, event_id, event_data, body,
+                                         client_send, client_receive, ordinal)
             ), task AS (
                 INSERT INTO tasks (id, tenant_id, session_id, task_identifier, kind, state, priority, task_description,
                                    earliest_begin_at, not_before, original_request, upload_source, bytes_expected_to_send,
                                    checkpoint, idempotency_key, idempotency_fingerprint, host,
-                                   started_at)
+                                   bytes_client_expects_to_send, bytes_client_expects_to_receive, started_at)
                 SELECT n.id, $2, $3, session.first_identifier + n.ordinal - 1, n.kind, n.state, n.priority::float8, n.task_description,
                        to_timestamp(0) + n.begin_micros * interval '1 microsecond', to_timestamp(0) + n.begin_micros * interval '1 microsecond',
                        n.original_request::jsonb, n.upload_source::jsonb, n.bytes_expected_to_send,
                        n.checkpoint::jsonb, n.idempotency_key, CASE WHEN n.idempotency_key IS NOT NULL THEN $22::bytea END, n.host,
+                       n.client_send, n.client_receive,
                        CASE WHEN n.state = 'running' THEN now() END
                 FROM new n CROSS JOIN session
                 ORDER BY n.ordinal
@@ -90,6 +93,7 @@ struct NewTask: Sendable {
                 tasks.map(\.checkpoint?.text), tasks.map(\.idempotencyKey), tasks.map { $0.host.lowercased() },
                 tasks.map { _ in IDs.make("evt") }, firstEvents, tasks.map { $0.requestBody.map { Data($0).base64EncodedString() } },
                 EventType.taskDidCreateTask.rawValue, NotificationChannel.events, NotificationChannel.work, fingerprint.map { Data($0) },
+                tasks.map(\.creation.countOfBytesClientExpectsToSend), tasks.map(\.creation.countOfBytesClientExpectsToReceive),
             ]
         )
         guard rows.count == tasks.count else { return nil }

@@ -23,11 +23,7 @@ public struct ResumeDataIssuer: Sendable {
             bytesOnDisk: checkpoint.bytesOnDisk,
             expectedTotalBytes: checkpoint.expectedTotalBytes,
             partialFile: checkpoint.partialFile,
-            originalRequest: .init(
-                url: originalRequest.url,
-                httpMethod: originalRequest.httpMethod,
-                allHTTPHeaderFields: originalRequest.allHTTPHeaderFields
-            ),
+            originalRequest: .init(originalRequest),
             createdAt: Date()
         )
         return token.encode(signingKey: signingKey)

@@ -6,11 +6,12 @@ enum TaskRow {
     static let columns = """
         id, tenant_id, session_id, task_identifier, kind, state, priority, task_description, earliest_begin_at, \
         original_request, current_request, response, bytes_received, bytes_sent, bytes_expected_to_receive, \
-        bytes_expected_to_send, error, download_file IS NOT NULL AS has_file, created_at, started_at, completed_at
+        bytes_expected_to_send, bytes_client_expects_to_send, bytes_client_expects_to_receive, error, \
+        download_file IS NOT NULL AS has_file, created_at, started_at, completed_at
         """
 
     static func decode(_ row: PostgresRow) throws -> TaskRecord {
-        TaskRecord(
+        var task = TaskRecord(
             id: try row.decode("id"),
             tenantID: try row.decode("tenant_id"),
             sessionID: try row.decode("session_id"),
@@ -33,6 +34,9 @@ enum TaskRow {
             startedAt: try row.decode("started_at"),
             completedAt: try row.decode("completed_at")
         )
+        task.countOfBytesClientExpectsToSend = try row.decode("bytes_client_expects_to_send")
+        task.countOfBytesClientExpectsToReceive = try row.decode("bytes_client_expects_to_receive")
+        return task
     }
 
     /// Reads one task of a tenant, locking it for the rest of the transaction.

@@ -33,10 +33,14 @@ extension TaskStore {
             break
         case .schedule:
             // A lease left by an owner that died is void: clear it so the task can be claimed.
+            // A suspended task is not subject to timeouts: the resource deadline moves on by the
+            // time it spent suspended, so timeoutIntervalForResource counts only resumed time.
             try connection.execute(
                 """
                 UPDATE tasks SET state = 'running', stop_reason = NULL, updated_at = now(),
                                  started_at = coalesce(started_at, now()),
+                                 resource_deadline = resource_deadline + coalesce(now() - suspended_at, interval '0'),
+                                 suspended_at = NULL,
                                  lease_owner = CASE WHEN $2 THEN lease_owner END,
                                  lease_expires_at = CASE WHEN $2 THEN lease_expires_at END
                 WHERE id = $1
@@ -46,12 +50,20 @@ extension TaskStore {
             try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.work, taskID])
         case .unschedule:
             try connection.execute(
-                "UPDATE tasks SET state = 'suspended', lease_owner = NULL, lease_expires_at = NULL, updated_at = now() WHERE id = $1",
+                """
+                UPDATE tasks SET state = 'suspended', lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
+                                 suspended_at = coalesce(suspended_at, now())
+                WHERE id = $1
+                """,
                 [taskID]
             )
         case .stopTransfer(let reason):
             try connection.execute(
-                "UPDATE tasks SET state = $2, stop_reason = $3, updated_at = now() WHERE id = $1",
+                """
+                UPDATE tasks SET state = $2, stop_reason = $3, updated_at = now(),
+                                 suspended_at = CASE WHEN $2 = 'suspended' THEN coalesce(suspended_at, now()) END
+                WHERE id = $1
+                """,
                 [taskID, lifecycle.state.rawValue, reason.rawValue]
             )
             let owner = try row.decode("lease_owner", as: String?.self) ?? ""

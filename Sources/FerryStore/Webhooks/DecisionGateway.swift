@@ -24,7 +24,18 @@ public protocol DecisionGateway: Sendable {
     /// after the task's earlier unfinished deliveries, which it sends itself, in order (waiting,
     /// within the timeout, only for those another attempt already has in flight). Returns the
     /// receiver's reply when it answered 2xx with a JSON object (≤ 64 KiB) within `timeout`
-    /// (≤ 10 s), else nil. Records on the event `decidedBy` ("receiver" or "default") and marks
+    /// (≤ 10 s) and `honouring` finds nothing to reject in it, else nil. `honouring` answers why
+    /// Ferry cannot honour a reply (nil: it can): such a reply counts as no reply, and the attempt
+    /// records the reason. Records on the event `decidedBy` ("receiver" or "default") and marks
     /// the delivery delivered or failed; never stores or logs the reply (it may carry credentials).
-    func decide(eventID: String, taskID: String, timeout: Duration) async -> JSONValue?
+    func decide(
+        eventID: String, taskID: String, timeout: Duration, honouring: @escaping @Sendable (JSONValue) -> String?
+    ) async -> JSONValue?
+}
+
+extension DecisionGateway {
+    /// A decision whose every 2xx JSON object reply is honoured.
+    public func decide(eventID: String, taskID: String, timeout: Duration) async -> JSONValue? {
+        await decide(eventID: eventID, taskID: taskID, timeout: timeout, honouring: { _ in nil })
+    }
 }

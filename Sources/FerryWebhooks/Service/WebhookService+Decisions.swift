@@ -3,7 +3,9 @@ import FerryStore
 import Foundation
 
 extension WebhookService: DecisionGateway {
-    public func decide(eventID: String, taskID: String, timeout: Duration) async -> JSONValue? {
+    public func decide(
+        eventID: String, taskID: String, timeout: Duration, honouring: @escaping @Sendable (JSONValue) -> String?
+    ) async -> JSONValue? {
         let timeout = min(max(timeout, .zero), configuration.maximumDecisionTimeout)
         let deadline = ContinuousClock.now + timeout
         let lease = timeout + .seconds(5)
@@ -32,7 +34,7 @@ extension WebhookService: DecisionGateway {
             while true {
                 switch earlier {
                 case .none:
-                    return await send(claim.decision, before: deadline)
+                    return await send(claim.decision, before: deadline, honouring: honouring)
                 case .taken(let deliveries):
                     // Every earlier unfinished delivery (all were committed before the decision
                     // was claimed): once they are through, nothing else comes first.
@@ -46,7 +48,7 @@ extension WebhookService: DecisionGateway {
                             return nil
                         }
                     }
-                    if allDelivered { return await send(claim.decision, before: deadline) }
+                    if allDelivered { return await send(claim.decision, before: deadline, honouring: honouring) }
                 case .inFlight:
                     // Someone else's attempt of an earlier delivery: it ends within its timeout.
                     try await Task.sleep(for: min(pause, max(deadline - ContinuousClock.now, .zero)))
@@ -89,7 +91,9 @@ extension WebhookService: DecisionGateway {
     }
 
     /// Sends the decision event and reads the reply; records the attempt without the reply.
-    private func send(_ claim: ClaimedDelivery, before deadline: ContinuousClock.Instant) async -> JSONValue? {
+    private func send(
+        _ claim: ClaimedDelivery, before deadline: ContinuousClock.Instant, honouring: (JSONValue) -> String?
+    ) async -> JSONValue? {
         let startedAt = configuration.now()
         let remaining = deadline - ContinuousClock.now
         var result = WebhookHTTPResult(
@@ -106,12 +110,15 @@ extension WebhookService: DecisionGateway {
             }
         }
         var reply = DecisionReply.parse(statusCode: result.statusCode, body: result.body, isTruncated: result.isBodyTruncated)
-        let refusal = reply.flatMap { DecisionReplies.refusal(of: $0, toEventOfType: claim.event.type) }
-        if refusal != nil { reply = nil }
+        // A reply Ferry cannot honour (e.g. `becomeStream`, a CONNECT request) is rejected, not
+        // silently read as the default: the receiver answered, and the attempt says why its
+        // answer did not count.
+        let unhonoured = reply.flatMap { DecisionReplies.refusal(of: $0, toEventOfType: claim.event.type) ?? honouring($0) }
+        if unhonoured != nil { reply = nil }
         let error: String? = if let failure = result.failure {
             failure.description + "; the default applied"
-        } else if let refusal {
-            refusal + "; the default applied"
+        } else if let unhonoured {
+            "the reply was rejected: " + unhonoured + "; the default applied"
         } else if reply == nil {
             DecisionReply.rejection(statusCode: result.statusCode, body: result.body, isTruncated: result.isBodyTruncated) + "; the default applied"
         } else {

@@ -20,13 +20,14 @@ struct RandomBodyTests {
                     "httpCookieAcceptPolicy", "httpShouldUsePipelining", "tlsMinimumSupportedProtocolVersion",
                     "tlsMaximumSupportedProtocolVersion", "connectionProxyDictionary", "HTTPEnable", "HTTPProxy", "HTTPPort",
                     "SOCKSEnable", "waitsForConnectivity", "isDiscretionary", "sessionSendsLaunchEvents", "sessionDescription",
-                    "delegate", "url", "secret", "events",
+                    "delegate", "url", "secret", "events", "allowsCellularAccess", "networkServiceType", "multipathServiceType",
+                    "sharedContainerIdentifier", "shouldUseExtendedBackgroundIdleMode",
                 ]
             case .tasks:
                 [
                     "kind", "request", "url", "httpMethod", "allHTTPHeaderFields", "timeoutInterval", "cachePolicy", "httpBody",
                     "body", "base64", "text", "blob", "stream", "resumeData", "priority", "taskDescription", "earliestBeginDate",
-                    "delegate", "resume",
+                    "delegate", "resume", "allowsExpensiveNetworkAccess", "networkServiceType", "countOfBytesClientExpectsToSend",
                 ]
             case .commands:
                 ["resumeData", "force", "reason"]

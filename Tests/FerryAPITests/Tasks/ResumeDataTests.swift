@@ -46,6 +46,42 @@ struct ResumeDataTests {
         }
     }
 
+    @Test("the task made from resume data has the original request whole, and times out by its timeoutInterval")
+    func carriesTheWholeRequest() async throws {
+        let body = TestOrigin.pattern(count: 600_000, seed: 5)
+        let origin = try TestOrigin { request, responder in
+            if request.header("Range") != nil {
+                // The resumption stalls before answering: only the request's own timeout ends it.
+                responder.pause(seconds: 60)
+                return
+            }
+            try responder.serveResource(body, for: request, etag: "\"strong-2\"", bytesPerSecond: 100_000)
+        }
+        defer { origin.stop() }
+        try await APIHarness.runWithEngine { api, _ in
+            let tenant = try await api.makeTenant()
+            let session = try await tenant.createSession()
+            let request: JSONValue = [
+                "url": .string(origin.url("/big")), "timeoutInterval": 3, "cachePolicy": "reloadIgnoringLocalCacheData",
+                "networkServiceType": "background",
+            ]
+            let first = try await tenant.createTask(in: session.id, ["kind": "download", "request": request, "resume": true])
+            try await waitUntil(timeout: .seconds(10)) { try await tenant.task(first.id).countOfBytesReceived > 100_000 }
+            let token = try #require(try await tenant.cancelByProducingResumeData(first.id))
+
+            let resumed = try await tenant.createTask(in: session.id, ["kind": "download", "resumeData": .string(token), "resume": true])
+            #expect(resumed.originalRequest["timeoutInterval"] == 3)
+            #expect(resumed.originalRequest["cachePolicy"] == "reloadIgnoringLocalCacheData")
+            #expect(resumed.originalRequest["networkServiceType"] == "background")
+            #expect(resumed.originalRequest == first.originalRequest)
+            // The session's timeoutIntervalForRequest is 60 s: a failure within the wait is the request's 3 s.
+            let done = try await tenant.task(resumed.id, wait: 30)
+            #expect(done.state == "completed")
+            #expect(done.error?.code == -1001)
+            #expect(origin.requests(path: "/big").last?.header("Range") != nil, "the resumption asked for the rest")
+        }
+    }
+
     /// Tokens a tenant could present that Ferry did not issue to it for a kept partial file.
     enum Forgery: String, CaseIterable, Sendable {
         case signedWithAnotherKey, tamperedPayload, tamperedSignature, anotherTenants, genuineButNothingKept

@@ -133,6 +133,18 @@ AKMkG0AjOE/1S7O0nbHih6XE0QTFFPshMWzILzJvkAIRsw8QWoM3VuA9SD6zu6k/
         configuration("waitsForConnectivity", "true"),
         configuration("isDiscretionary", 0),
         configuration("sessionSendsLaunchEvents", "no"),
+        configuration("allowsCellularAccess", "yes"),
+        configuration("allowsExpensiveNetworkAccess", 1),
+        configuration("allowsConstrainedNetworkAccess", ["true"]),
+        configuration("networkServiceType", "fast"),
+        configuration("networkServiceType", "NSURLNetworkServiceTypeVideo"),
+        configuration("networkServiceType", 2),
+        configuration("multipathServiceType", "all"),
+        configuration("multipathServiceType", true),
+        configuration("sharedContainerIdentifier", ""),
+        configuration("sharedContainerIdentifier", 5),
+        configuration("sharedContainerIdentifier", .repeated("g", count: 257)),
+        configuration("shouldUseExtendedBackgroundIdleMode", "false"),
         configuration("discretionary", true),
         configuration("timeoutIntervalForReqest", 30),
         BadInput("sessionDescription a number", ["configuration": ["kind": "default"], "sessionDescription": 5], field: "sessionDescription"),
@@ -209,6 +221,32 @@ AKMkG0AjOE/1S7O0nbHih6XE0QTFFPshMWzILzJvkAIRsw8QWoM3VuA9SD6zu6k/
                 "tlsClientPrivateKeyPEM": .string(Self.encryptedKey), "tlsClientPrivateKeyPassphrase": "secret",
             ])
             #expect(session.configuration["tlsClientPrivateKeyPEM"] == "[redacted]")
+        }
+    }
+
+    @Test("URLSessionConfiguration's network access fields are accepted, shown back, and default as URLSession's")
+    func networkAccessFields() async throws {
+        try await APIHarness.run { api in
+            let tenant = try await api.makeTenant()
+            let given: [String: JSONValue] = [
+                "allowsCellularAccess": false, "allowsExpensiveNetworkAccess": false, "allowsConstrainedNetworkAccess": false,
+                "networkServiceType": "responsiveData", "multipathServiceType": "handover",
+                "sharedContainerIdentifier": "group.example.app", "shouldUseExtendedBackgroundIdleMode": true,
+            ]
+            let session = try await tenant.createSession(JSONValue.object(given.merging(["kind": "default"]) { $1 }))
+            let read = try await tenant.session(session.id)
+            for (name, value) in given {
+                #expect(session.configuration[name] == value, "\(name) is shown back")
+                #expect(read.configuration[name] == value, "\(name) is stored")
+            }
+            let defaults = try await tenant.createSession()
+            #expect(defaults.configuration["allowsCellularAccess"] == true)
+            #expect(defaults.configuration["allowsExpensiveNetworkAccess"] == true)
+            #expect(defaults.configuration["allowsConstrainedNetworkAccess"] == true)
+            #expect(defaults.configuration["networkServiceType"] == "default")
+            #expect(defaults.configuration["multipathServiceType"] == "none")
+            #expect(defaults.configuration["shouldUseExtendedBackgroundIdleMode"] == false)
+            #expect(defaults.configuration.objectValue?.keys.contains("sharedContainerIdentifier") == false)
         }
     }
 }

@@ -112,6 +112,17 @@ struct TaskCreationValidationTests {
         data("request.httpBody", ["text": "hello"]),
         data("request.headers", ["X-A": "1"]),
         data("request.body", "aGVsbG8="),
+        data("request.allowsCellularAccess", "no"),
+        data("request.allowsExpensiveNetworkAccess", 0),
+        data("request.allowsConstrainedNetworkAccess", "true"),
+        data("request.networkServiceType", "bulk"),
+        data("request.networkServiceType", true),
+        data("request.multipathServiceType", "handover"),
+        data("countOfBytesClientExpectsToSend", -2),
+        data("countOfBytesClientExpectsToSend", 1.5),
+        data("countOfBytesClientExpectsToSend", "100"),
+        data("countOfBytesClientExpectsToReceive", 1e300),
+        data("countOfBytesClientExpectsToReceive", [100]),
     ]
 
     static let uploadBodies: [BadInput] = [
@@ -198,6 +209,43 @@ struct TaskCreationValidationTests {
             let read = try await tenant.task(created.id)
             #expect(read.priority == 0.75)
             #expect(read.originalRequest == created.originalRequest)
+        }
+    }
+
+    @Test("URLRequest's network access fields and the client's byte estimates are accepted and shown back")
+    func networkAccessAndEstimates() async throws {
+        try await APIHarness.run { api in
+            let tenant = try await api.makeTenant()
+            let session = try await tenant.createSession()
+            let request: JSONValue = [
+                "url": "http://example.com/a", "allowsCellularAccess": false, "allowsExpensiveNetworkAccess": false,
+                "allowsConstrainedNetworkAccess": true, "networkServiceType": "background",
+            ]
+            let created = try await tenant.call(
+                .post, "/v1/sessions/\(session.id)/tasks",
+                json: ["kind": "download", "request": request, "countOfBytesClientExpectsToSend": 200, "countOfBytesClientExpectsToReceive": 5_000_000],
+                expecting: .created, as: JSONValue.self
+            )
+            let read = try await tenant.call(.get, "/v1/tasks/\(created["id"]?.stringValue ?? "")", expecting: .ok, as: JSONValue.self)
+            for task in [created, read] {
+                #expect(task["originalRequest"]?["allowsCellularAccess"] == false)
+                #expect(task["originalRequest"]?["allowsExpensiveNetworkAccess"] == false)
+                #expect(task["originalRequest"]?["allowsConstrainedNetworkAccess"] == true)
+                #expect(task["originalRequest"]?["networkServiceType"] == "background")
+                #expect(task["countOfBytesClientExpectsToSend"] == 200)
+                #expect(task["countOfBytesClientExpectsToReceive"] == 5_000_000)
+            }
+            let plain = try await tenant.call(.post, "/v1/sessions/\(session.id)/tasks", json: Self.dataTask, expecting: .created, as: JSONValue.self)
+            #expect(plain["countOfBytesClientExpectsToSend"] == -1)
+            #expect(plain["countOfBytesClientExpectsToReceive"] == -1)
+            #expect(plain["originalRequest"]?.objectValue?.keys.contains("networkServiceType") == false, "URLRequest's defaults are not spelt out")
+
+            // URLSessionTask's estimates are settable later too.
+            let id = created["id"]?.stringValue ?? ""
+            let patched = try await tenant.call(.patch, "/v1/tasks/\(id)", json: ["countOfBytesClientExpectsToReceive": 7], expecting: .ok, as: JSONValue.self)
+            #expect(patched["countOfBytesClientExpectsToReceive"] == 7)
+            #expect(patched["countOfBytesClientExpectsToSend"] == 200)
+            expectProblem(try await tenant.send(.patch, "/v1/tasks/\(id)", json: ["countOfBytesClientExpectsToSend": -5]), status: .badRequest, field: "countOfBytesClientExpectsToSend")
         }
     }
 

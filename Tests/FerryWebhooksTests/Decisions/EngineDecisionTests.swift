@@ -174,4 +174,63 @@ struct EngineDecisionTests {
             #expect(!receiver.types().contains("task.willPerformHTTPRedirection"))
         }
     }
+
+    private func deliveryError(_ ferry: EngineHarness, task: String, type: EventType) async throws -> String? {
+        try await ferry.database.database.pool.withConnection { connection in
+            try connection.query(
+                "SELECT d.last_error FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE e.task_id = $1 AND e.type = $2",
+                [task, type.rawValue]
+            ).first?.decode(0, as: String?.self) ?? nil
+        }
+    }
+
+    @Test("becomeStream, which Ferry does not offer, is a rejected reply: the default applies and the delivery says why")
+    func becomeStreamIsRejected() async throws {
+        let origin = try origin()
+        let streaming = try Receiver(replies: ["dataTask.didReceiveResponse": #"{"disposition": "becomeStream"}"#])
+        let unknown = try Receiver(replies: ["dataTask.didReceiveResponse": #"{"disposition": "becomeSomethingElse"}"#])
+        defer { origin.stop(); streaming.origin.stop(); unknown.origin.stop() }
+        try await EngineHarness.run(webhooks: Self.webhooks) { ferry in
+            let task = try await ferry.completion(of: try await ferry.startTask(
+                in: try await session(ferry, receiver: streaming), kind: .data, url: origin.url("/data")
+            ).id)
+            // URLSession's default for didReceiveResponse: allow.
+            #expect(task.error == nil)
+            #expect(task.kind == .data)
+            #expect(try await ferry.responseBody(of: task.id) == TestOrigin.pattern(count: 300_000))
+            #expect(try await decidedBy(ferry, task: task.id, type: .dataTaskDidReceiveResponse) == "default")
+            let why = try #require(try await deliveryError(ferry, task: task.id, type: .dataTaskDidReceiveResponse))
+            #expect(why.contains("becomeStream") && why.contains("stream tasks"), "\(why)")
+
+            let other = try await ferry.completion(of: try await ferry.startTask(
+                in: try await session(ferry, receiver: unknown), kind: .data, url: origin.url("/data")
+            ).id)
+            #expect(other.error == nil)
+            #expect(try await decidedBy(ferry, task: other.id, type: .dataTaskDidReceiveResponse) == "default")
+            #expect(try await deliveryError(ferry, task: other.id, type: .dataTaskDidReceiveResponse)?.contains("rejected") == true)
+        }
+    }
+
+    @Test("willBeginDelayedRequest: the reply the README documents, useNewRequest with a request, is followed")
+    func delayedRequestUseNewRequest() async throws {
+        let origin = try origin()
+        let receiver = try Receiver(replies: [
+            "task.willBeginDelayedRequest": #"{"disposition": "useNewRequest", "request": {"url": "\#(origin.url("/target"))"}}"#,
+        ])
+        defer { origin.stop(); receiver.origin.stop() }
+        try await EngineHarness.run(webhooks: Self.webhooks) { ferry in
+            let session = try await session(ferry, receiver: receiver)
+            var creation = TaskCreation(kind: .data, request: TransferRequest(url: origin.url("/data")))
+            creation.startsImmediately = true
+            creation.earliestBeginDate = Date().addingTimeInterval(-1)
+            let created = try await ferry.tasks.create(
+                tenantID: ferry.tenant.id, sessionID: session.id, creation, request: creation.request!, host: "127.0.0.1", origin: .init()
+            ).task
+            let task = try await ferry.completion(of: created.id)
+            #expect(task.error == nil)
+            #expect(try await ferry.responseBody(of: task.id) == Array("target".utf8))
+            #expect(origin.requests(path: "/data").isEmpty)
+            #expect(try await decidedBy(ferry, task: task.id, type: .taskWillBeginDelayedRequest) == "receiver")
+        }
+    }
 }

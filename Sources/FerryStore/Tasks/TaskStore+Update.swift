@@ -1,0 +1,34 @@
+import FerryCore
+import Postgres
+
+extension TaskStore {
+    /// `PATCH /v1/tasks/{id}`: changes `priority` and `taskDescription`, as URLSessionTask allows
+    /// at any time. The claim orders a session's waiting tasks by `priority` from the row, so a
+    /// changed priority takes effect at the next claim; a task already claimed (running, or
+    /// waiting inside an instance for a connection) keeps its place.
+    public func update(tenantID: String, taskID: String, _ update: TaskUpdate) async throws -> TaskRecord {
+        let (setsDescription, description): (Bool, String?) = switch update.taskDescription {
+        case .some(let value): (true, value)
+        case .none: (false, nil)
+        }
+        return try await pool.withConnection { connection in
+            guard let row = try connection.query(
+                """
+                UPDATE tasks SET
+                    priority = coalesce($3::float8, priority),
+                    task_description = CASE WHEN $4 THEN $5 ELSE task_description END,
+                    bytes_client_expects_to_send = coalesce($6::int8, bytes_client_expects_to_send),
+                    bytes_client_expects_to_receive = coalesce($7::int8, bytes_client_expects_to_receive),
+                    updated_at = now()
+                WHERE tenant_id = $1 AND id = $2
+                RETURNING \(TaskRow.columns)
+                """,
+                [
+                    tenantID, taskID, update.priority, setsDescription, description,
+                    update.countOfBytesClientExpectsToSend, update.countOfBytesClientExpectsToReceive,
+                ]
+            ).first else { throw StoreError.notFound(resource: "task") }
+            return try TaskRow.decode(row)
+        }
+    }
+}
