@@ -5,6 +5,8 @@ import Postgres
 /// An attempt the receiver answered 2xx, to be recorded with others in one statement.
 public struct DeliveredAttempt: Sendable {
     public var deliveryID: String
+    /// The session of its event (`session.didFinishEvents` is checked once it is written).
+    public var sessionID: String
     /// Fences the result, as in `WebhookLedger.record`.
     public var leaseToken: Int64
     public var startedAt: Date
@@ -17,10 +19,11 @@ public struct DeliveredAttempt: Sendable {
     public var decision: (eventID: String, decidedBy: String)?
 
     public init(
-        deliveryID: String, leaseToken: Int64, startedAt: Date, duration: Duration, statusCode: Int,
+        deliveryID: String, sessionID: String, leaseToken: Int64, startedAt: Date, duration: Duration, statusCode: Int,
         error: String?, responseExcerpt: String?, decision: (eventID: String, decidedBy: String)? = nil
     ) {
         self.deliveryID = deliveryID
+        self.sessionID = sessionID
         self.leaseToken = leaseToken
         self.startedAt = startedAt
         self.duration = duration

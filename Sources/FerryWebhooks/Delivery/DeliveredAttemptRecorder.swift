@@ -73,8 +73,8 @@ final class DeliveredAttemptRecorder: Sendable {
         return !isClosed
     }
 
-    /// Writes what gathers until closed and nothing is left.
-    func run() async {
+    /// Writes what gathers until closed and nothing is left; tells `recorded` what was written.
+    func run(recorded: @Sendable ([DeliveredAttempt]) -> Void) async {
         while true {
             let (batch, isClosed) = state.withLock { state in
                 let count = min(state.waiting.count, Self.maximumBatch)
@@ -88,6 +88,7 @@ final class DeliveredAttemptRecorder: Sendable {
             }
             do {
                 let held = try await ledger.recordDelivered(batch.map(\.attempt))
+                recorded(batch.map(\.attempt))
                 for entry in batch { entry.continuation?.resume(returning: .recorded(leaseHeld: held.contains(entry.attempt.deliveryID))) }
             } catch {
                 for entry in batch { entry.continuation?.resume(throwing: error) }

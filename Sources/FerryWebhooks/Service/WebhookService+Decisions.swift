@@ -133,7 +133,8 @@ extension WebhookService: DecisionGateway {
             if outcome.isSuccess, let statusCode = result.statusCode {
                 // The transfer goes on now; the record follows (see `submit`).
                 let delivered = DeliveredAttempt(
-                    deliveryID: claim.deliveryID, leaseToken: claim.leaseToken, startedAt: startedAt, duration: result.duration,
+                    deliveryID: claim.deliveryID, sessionID: claim.event.sessionID, leaseToken: claim.leaseToken,
+                    startedAt: startedAt, duration: result.duration,
                     statusCode: statusCode, error: error, responseExcerpt: nil, decision: (claim.event.id, decidedBy)
                 )
                 if !recorder.submit(delivered) { _ = try await ledger.recordDelivered([delivered]) }

@@ -124,18 +124,16 @@ extension WebhookService {
         )
         if outcome.isSuccess, let statusCode = result.statusCode {
             let delivered = DeliveredAttempt(
-                deliveryID: claim.deliveryID, leaseToken: claim.leaseToken, startedAt: startedAt, duration: result.duration,
-                statusCode: statusCode, error: nil, responseExcerpt: report.responseExcerpt
+                deliveryID: claim.deliveryID, sessionID: claim.event.sessionID, leaseToken: claim.leaseToken, startedAt: startedAt,
+                duration: result.duration, statusCode: statusCode, error: nil, responseExcerpt: report.responseExcerpt
             )
             if recordsLater, recorder.submit(delivered) {
                 Self.attemptsDelivered.increment()
-                sessionsToCheckForFinishedEvents.withLock { _ = $0.insert(claim.event.sessionID) }
                 return true
             }
             do {
                 let leaseHeld = try await recorder.record(delivered)
                 Self.attemptsDelivered.increment()
-                sessionsToCheckForFinishedEvents.withLock { _ = $0.insert(claim.event.sessionID) }
                 return leaseHeld
             } catch {
                 logger.error("recording a webhook attempt failed", metadata: ["delivery": "\(claim.deliveryID)", "error": "\(error)"])

@@ -62,7 +62,13 @@ public final class WebhookService: Service, Sendable {
                 // Every attempt in flight has been handed to the recorder by now.
                 self.recorder.close()
             }
-            group.addTask { await self.recorder.run() }
+            group.addTask {
+                // A background session's events may all be delivered now (`session.didFinishEvents`).
+                await self.recorder.run { written in
+                    self.sessionsToCheckForFinishedEvents.withLock { $0.formUnion(written.map(\.sessionID)) }
+                    self.deliveryBell.ring()
+                }
+            }
             let listener = Task { await self.listen() }
             // Until the service group shuts down (or is cancelled).
             try? await gracefulShutdown()
