@@ -8,8 +8,8 @@
       Ferry wrote the event) and its type, task and sequence, and answers 204 at once. POST
       /reference does exactly the same work but only counts (the comparison load from wrk).
       GET /stats: counts so far; GET /records: every webhook noted, in arrival order; GET
-      /sample: the last webhook's body. A decision event (DECISION_TYPES) is answered 200
-      `{"disposition": "allow"}` instead, and its record notes when the answer was written.
+      /sample: the last webhook's body. A decision event (DECISION_TYPES) is answered 200 with
+      what lets the task go on (`decision_reply`), and its record notes when the answer was written.
   webhook_receiver.py reference-lua --receiver URL --secret S --out FILE
       writes a wrk script that POSTs the last webhook body received, signed like Ferry signs
       it, to /reference
@@ -56,6 +56,14 @@ DECISION_TYPES = {
     "task.willBeginDelayedRequest", "task.willPerformHTTPRedirection", "task.didReceiveChallenge",
     "session.didReceiveChallenge", "dataTask.didReceiveResponse", "dataTask.willCacheResponse",
 }
+
+
+def decision_reply(event):
+    """What a delegate that lets everything go on answers: URLSession's completion handler called
+    with the proposed value."""
+    if event.get("type") == "dataTask.willCacheResponse":
+        return {"cachedResponse": (event.get("data") or {}).get("proposedResponse")}
+    return {"disposition": "allow"}
 
 
 def sign(key, message_id, timestamp, body):
@@ -133,7 +141,7 @@ def make_handler(receiver):
                     receiver.records.append(record)
                     receiver.sample = body
             if record is not None and record["type"] in DECISION_TYPES:
-                self.answer(200, {"disposition": "allow"})
+                self.answer(200, decision_reply(event))
                 with receiver.lock:
                     record["answered"] = time.time()
             else:

@@ -64,9 +64,10 @@ public final class WebhookService: Service, Sendable {
             }
             group.addTask {
                 // A background session's events may all be delivered now (`session.didFinishEvents`).
+                // Checked on the delivery loop's next turn; ringing it for every write made it
+                // claim after every write.
                 await self.recorder.run { written in
                     self.sessionsToCheckForFinishedEvents.withLock { $0.formUnion(written.map(\.sessionID)) }
-                    self.deliveryBell.ring()
                 }
             }
             let listener = Task { await self.listen() }
