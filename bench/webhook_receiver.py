@@ -18,6 +18,12 @@
       session's events of those types in Ferry's event log (GET /v1/sessions/{id}/events),
       waits until the receiver has every one of them and Ferry lists no pending delivery, then
       QUIET seconds more for duplicates; prints the figures as JSON
+  webhook_receiver.py sse --count N --out FILE [--after POSITION] [--timeout S]
+      with FERRY_URL and KEY in the environment: reads GET /v1/events/stream (from the end of the
+      log, or after POSITION as Last-Event-ID) until N events arrived or TIMEOUT passed; writes
+      each event's position, id, timestamp and arrival to FILE as JSON
+  webhook_receiver.py sse-figures --records FILE
+      events per second and the delay from each event's timestamp to its arrival, as JSON
   webhook_receiver.py decisions --receiver URL
       with FERRY_URL, KEY and SESSION in the environment (all tasks finished): who decided the
       session's decision events (Ferry's event log), and each decision's overhead: from the
@@ -330,6 +336,48 @@ def collect(args):
     }))
 
 
+def sse(args):
+    url = urllib.parse.urlsplit(os.environ["FERRY_URL"])
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=args.timeout)
+    headers = {"Authorization": "Bearer " + os.environ["KEY"], "Accept": "text/event-stream"}
+    if args.after is not None:
+        headers["Last-Event-ID"] = str(args.after)
+    connection.request("GET", "/v1/events/stream", headers=headers)
+    response = connection.getresponse()
+    if response.status != 200:
+        sys.exit(f"the event stream answered {response.status}: {response.read()[:300]!r}")
+    records, fields = [], {}
+    deadline = time.monotonic() + args.timeout
+    while len(records) < args.count and time.monotonic() < deadline:
+        line = response.fp.readline()
+        if not line:
+            break
+        line = line.decode().rstrip("\n")
+        if line:
+            name, _, value = line.partition(": ")
+            fields[name] = value
+            continue
+        if "data" in fields and "id" in fields:
+            arrived = time.time()
+            event = json.loads(fields["data"])
+            records.append({"position": int(fields["id"]),
+                            "type": event.get("type"), "timestamp": event.get("timestamp"), "arrived": arrived})
+        fields = {}
+    connection.close()
+    with open(args.out, "w") as out:
+        json.dump(records, out)
+
+
+def sse_figures(args):
+    records = json.load(open(args.records))
+    delays = [r["arrived"] - parse_time(r["timestamp"]) for r in records]
+    span = records[-1]["arrived"] - records[0]["arrived"] if len(records) > 1 else None
+    print(json.dumps({
+        "events": len(records), "eventsPerSecond": round((len(records) - 1) / span, 1) if span else None,
+        "delayMs": milliseconds(delays), "positions": [r["position"] for r in records],
+    }))
+
+
 def decisions(args):
     session = os.environ["SESSION"]
     log = ferry_pages(f"/v1/sessions/{session}/events")
@@ -387,6 +435,15 @@ def main():
     p.add_argument("--timeout", type=float, default=600)
     p.add_argument("--quiet", type=float, default=2)
     p.set_defaults(run=collect)
+    p = commands.add_parser("sse")
+    p.add_argument("--count", type=int, required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--after", type=int)
+    p.add_argument("--timeout", type=float, default=600)
+    p.set_defaults(run=sse)
+    p = commands.add_parser("sse-figures")
+    p.add_argument("--records", required=True)
+    p.set_defaults(run=sse_figures)
     p = commands.add_parser("decisions")
     p.add_argument("--receiver", required=True)
     p.set_defaults(run=decisions)

@@ -64,6 +64,13 @@ SESSION="$(api POST /v1/sessions \
     "{\"configuration\": {\"kind\": \"default\", \"httpMaximumConnectionsPerHost\": $CONNECTIONS}, \"delegate\": $delegate}" | jq -r .id)"
 export FERRY_URL KEY SESSION
 
+# The other reader of the same events: a Server-Sent Events stream of the tenant, open before
+# the tasks are created.
+"$PYTHON" "$BENCH_DIR/webhook_receiver.py" sse --count $((BENCH_TASKS * 5)) --out "$BENCH_TMP/sse.json" --timeout 300 \
+    > "$BENCH_TMP/sse.log" 2>&1 &
+SSE_PID=$!
+sleep 0.5
+
 LIST="$BENCH_TMP/urls.txt"
 for i in $(seq 1 "$BENCH_TASKS"); do echo "$NGINX_URL/small/$i.bin"; done > "$LIST"
 
@@ -76,6 +83,19 @@ summary="$(ferry_bulk summary)"
 log "tasks completed after $(elapsed "$start" "$completed_at") s; waiting for the webhooks"
 figures="$("$PYTHON" "$BENCH_DIR/webhook_receiver.py" collect --receiver "$RECEIVER_URL" --events "$EVENTS" --timeout 300)"
 printf '%s\n' "$figures" > "$BENCH_TMP/figures.json"
+
+wait "$SSE_PID" || log "the event stream reader failed: $(cat "$BENCH_TMP/sse.log")"
+sse_figures="$("$PYTHON" "$BENCH_DIR/webhook_receiver.py" sse-figures --records "$BENCH_TMP/sse.json")"
+# Resumed from the middle with Last-Event-ID: the rest, every one of them, in order.
+positions="$(jq -c .positions <<<"$sse_figures")"
+middle="$(jq -r '.[length / 2 | floor]' <<<"$positions")"
+rest="$(jq -c --argjson middle "$middle" '[.[] | select(. > $middle)]' <<<"$positions")"
+"$PYTHON" "$BENCH_DIR/webhook_receiver.py" sse --after "$middle" --count "$(jq length <<<"$rest")" --out "$BENCH_TMP/sse-resumed.json" --timeout 30
+resumed="$(jq -c '[.[].position]' "$BENCH_TMP/sse-resumed.json")"
+# Paging the session's log with ?after=, as a poller would.
+paging_start=$(now)
+paged="$("$PYTHON" -c 'import sys; sys.path.insert(0, sys.argv[1]); import webhook_receiver as w; print(len(w.ferry_pages("/v1/sessions/" + sys.argv[2] + "/events")))' "$BENCH_DIR" "$SESSION")"
+paging_seconds="$(elapsed "$paging_start" "$(now)")"
 
 # The reference: the same receiver, the same work per request, driven by wrk.
 "$PYTHON" "$BENCH_DIR/webhook_receiver.py" reference-lua --receiver "$RECEIVER_URL" --secret "$SECRET" --out "$BENCH_TMP/reference.lua"
@@ -105,5 +125,11 @@ printf 'out of order within a task: %s events in %s of %s tasks (target 0)\n' \
 printf 'ferry deliveries: %s (%s), %s attempts\n' "$(f .deliveries)" "$(f -c .deliveryStatuses)" "$(f .attempts)"
 printf 'reference, wrk -t1 -c%s -d%s on the same receiver: %s requests/s, median latency %s (bad requests after it %s)\n' \
     "$REFERENCE_CONNECTIONS" "$REFERENCE_DURATION" "$reference_rate" "$reference_median" "$reference_bad"
+printf 'event stream (SSE, open before the tasks): %s events, %s events/s, delay median %s ms, p99 %s ms\n' \
+    "$(jq -r .events <<<"$sse_figures")" "$(jq -r .eventsPerSecond <<<"$sse_figures")" \
+    "$(jq -r .delayMs.median <<<"$sse_figures")" "$(jq -r .delayMs.p99 <<<"$sse_figures")"
+printf 'event stream resumed with Last-Event-ID %s: %s of the %s after it, %s\n' "$middle" "$(jq length <<<"$resumed")" \
+    "$(jq length <<<"$rest")" "$(if [ "$resumed" = "$rest" ]; then echo "all, in order"; else echo "NOT the same"; fi)"
+printf 'the session log read with ?after= pages: %s events in %s s\n' "$paged" "$paging_seconds"
 printf 'ratio ferry events/s / reference requests/s: %s\n' \
     "$(if [ "$(f .eventsPerSecond)" != null ] && [ -n "$reference_rate" ]; then ratio "$(f .eventsPerSecond)" "$reference_rate"; else echo '?'; fi)"
