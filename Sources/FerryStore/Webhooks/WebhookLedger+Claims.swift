@@ -30,15 +30,20 @@ extension WebhookLedger {
         return try await pool.withTransaction { connection in
             let ids = try connection.query(
                 """
-                WITH ready AS (
+                WITH heads AS (
+                    -- The oldest unfinished delivery of each stream, read in the order of the
+                    -- stream index: half the time of testing every pending delivery for an
+                    -- earlier one of its stream.
+                    SELECT DISTINCT ON (p.endpoint_id, p.stream_id)
+                           p.id, p.endpoint_id, p.tenant_id, p.session_id, p.task_id, p.event_position,
+                           p.next_attempt_at, p.lease_expires_at
+                    FROM webhook_deliveries p WHERE p.status = 'pending'
+                    ORDER BY p.endpoint_id, p.stream_id, p.sequence
+                ), ready AS (
                     SELECT d.id, d.endpoint_id, d.tenant_id, d.next_attempt_at, least(w.maximum_in_flight, $2) AS endpoint_limit
-                    FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-                    WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND w.status = 'active'
+                    FROM heads d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                    WHERE d.next_attempt_at <= now() AND w.status = 'active'
                       AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
-                      AND NOT EXISTS (
-                          SELECT 1 FROM webhook_deliveries p
-                          WHERE p.endpoint_id = d.endpoint_id AND p.stream_id = d.stream_id
-                            AND p.status = 'pending' AND p.sequence < d.sequence)
                       -- A session's own events (no task) also wait for every earlier delivery of
                       -- its tasks to this endpoint: the delegate queue is serial, so
                       -- didBecomeInvalidWithError follows the last didCompleteWithError.
