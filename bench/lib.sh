@@ -19,6 +19,7 @@ BENCH_TMP="$(mktemp -d /tmp/ferry-bench.XXXXXX)"
 chmod 755 "$BENCH_TMP"
 NGINX_PID=""
 FERRY_PID=""
+RECEIVER_PID=""
 
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -35,6 +36,10 @@ ratio() { "$PYTHON" -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv
 
 bench_cleanup() {
     local status=$?
+    if [ -n "$RECEIVER_PID" ] && kill -0 "$RECEIVER_PID" 2>/dev/null; then
+        kill -TERM "$RECEIVER_PID" 2>/dev/null || true
+        wait "$RECEIVER_PID" 2>/dev/null || true
+    fi
     if [ -n "$FERRY_PID" ] && kill -0 "$FERRY_PID" 2>/dev/null; then
         kill -TERM "$FERRY_PID" 2>/dev/null || true
         for _ in $(seq 1 150); do kill -0 "$FERRY_PID" 2>/dev/null || break; sleep 0.1; done
@@ -52,6 +57,19 @@ bench_cleanup() {
     fi
 }
 trap bench_cleanup EXIT
+
+# start_webhook_receiver: bench/webhook_receiver.py on loopback, with a new signing secret.
+# Sets SECRET, RECEIVER_URL and RECEIVER_PID (stopped by the cleanup).
+start_webhook_receiver() {
+    SECRET="whsec_$(head -c 32 /dev/urandom | base64 -w0)"
+    local port
+    port="$(free_port)"
+    RECEIVER_URL="http://127.0.0.1:$port"
+    "$PYTHON" "$BENCH_DIR/webhook_receiver.py" serve --port "$port" --secret "$SECRET" > "$BENCH_TMP/receiver.log" 2>&1 &
+    RECEIVER_PID=$!
+    wait_for_http "$RECEIVER_URL/stats" 10 || die "the receiver did not start: $(cat "$BENCH_TMP/receiver.log")"
+    log "webhook receiver (pid $RECEIVER_PID) at $RECEIVER_URL"
+}
 
 # A ferry that died (or was killed) leaves its embedded cluster running: stop it.
 stop_embedded_postgres() {

@@ -28,16 +28,6 @@ SMALL="$WWW/small"
 EVENTS="session.didBecomeInvalidWithError,session.didFinishEvents,task.didCreateTask,task.isWaitingForConnectivity"
 EVENTS+=",task.needNewBodyStream,task.didSendBodyData,task.didFinishCollectingMetrics,task.didCompleteWithError"
 EVENTS+=",dataTask.didBecomeDownloadTask,downloadTask.didWriteData,downloadTask.didResumeAtOffset,downloadTask.didFinishDownloadingTo"
-RECEIVER_PID=""
-
-stop_receiver() {
-    if [ -n "$RECEIVER_PID" ] && kill -0 "$RECEIVER_PID" 2>/dev/null; then
-        kill -TERM "$RECEIVER_PID" 2>/dev/null
-        wait "$RECEIVER_PID" 2>/dev/null
-    fi
-}
-# lib.sh's cleanup reads the exit status from $? when it starts: hand it on.
-trap 'status=$?; set +e; stop_receiver; (exit "$status"); bench_cleanup' EXIT
 
 install_dependencies
 build_ferry
@@ -49,13 +39,7 @@ fi
 start_nginx "$WWW"
 start_ferry
 
-SECRET="whsec_$(head -c 32 /dev/urandom | base64 -w0)"
-RECEIVER_PORT="$(free_port)"
-RECEIVER_URL="http://127.0.0.1:$RECEIVER_PORT"
-"$PYTHON" "$BENCH_DIR/webhook_receiver.py" serve --port "$RECEIVER_PORT" --secret "$SECRET" > "$BENCH_TMP/receiver.log" 2>&1 &
-RECEIVER_PID=$!
-wait_for_http "$RECEIVER_URL/stats" 10 || die "the receiver did not start: $(cat "$BENCH_TMP/receiver.log")"
-log "webhook receiver (pid $RECEIVER_PID) at $RECEIVER_URL"
+start_webhook_receiver
 
 create_tenant
 delegate="$(jq -nc --arg url "$RECEIVER_URL/webhook" --arg secret "$SECRET" --arg events "$EVENTS" \

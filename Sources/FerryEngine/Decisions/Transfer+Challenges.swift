@@ -63,14 +63,7 @@ extension Transfer {
     /// A new exchange that presents the delegate's certificate.
     func retry(withClientCertificate certificate: DelegateClientCertificate) -> TransferEnd? {
         delegateClientCertificate = certificate
-        do {
-            try rewindExchange()
-            if sendsBody { requestBodyStream() }
-            try configureExchange()
-            return nil
-        } catch {
-            return .failed(TransferError(code: .cannotWriteToFile, failingURL: request.url))
-        }
+        return restartExchange()
     }
 }
 
@@ -113,13 +106,6 @@ extension Transfer {
     /// A new exchange that answers the proxy's challenge with this credential.
     func retry(withProxyCredential credential: (user: String, password: String, scheme: AuthenticationChallenge.Scheme)) -> TransferEnd? {
         proxyChallengeResponse = credential
-        do {
-            try rewindExchange()
-            if sendsBody { requestBodyStream() }
-            try configureExchange()
-            return nil
-        } catch {
-            return .failed(TransferError(code: .cannotWriteToFile, failingURL: request.url))
-        }
+        return restartExchange()
     }
 }

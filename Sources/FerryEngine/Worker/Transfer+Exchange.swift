@@ -252,6 +252,12 @@ extension Transfer {
     /// scheme's handshake: Basic, Digest, NTLM, Negotiate).
     func retry(with credential: (user: String, password: String, scheme: AuthenticationChallenge.Scheme)) -> TransferEnd? {
         challengeResponse = credential
+        return restartExchange()
+    }
+
+    /// Starts the current exchange again from where it started, with what was changed for it
+    /// (a credential, a certificate): the answer to a challenge.
+    func restartExchange() -> TransferEnd? {
         do {
             try rewindExchange()
             if sendsBody { requestBodyStream() }

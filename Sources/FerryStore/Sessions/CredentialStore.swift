@@ -23,9 +23,7 @@ public struct CredentialStore: Sendable {
             return credential
         }
         return try await pool.withTransaction { connection in
-            guard try !connection.query("SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]).isEmpty else {
-                throw StoreError.notFound(resource: "session")
-            }
+            try SessionExistence.require(tenantID: tenantID, sessionID: sessionID, on: connection)
             try connection.execute(
                 """
                 DELETE FROM session_credentials WHERE session_id = $1 AND host = $2 AND port = $3 AND protocol = $4
@@ -51,9 +49,7 @@ public struct CredentialStore: Sendable {
             return ephemeral.credentials(ofSession: sessionID)
         }
         return try await pool.withConnection { connection in
-            guard try !connection.query("SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]).isEmpty else {
-                throw StoreError.notFound(resource: "session")
-            }
+            try SessionExistence.require(tenantID: tenantID, sessionID: sessionID, on: connection)
             return try Self.credentials(ofSession: sessionID, on: connection)
         }
     }

@@ -12,9 +12,7 @@ extension TaskStore {
     /// `maximumUnfinishedTasks`, whose client must page through `GET /v1/sessions/{id}/tasks`.
     public func unfinished(tenantID: String, sessionID: String) async throws -> [TaskRecord] {
         try await pool.withConnection { connection in
-            guard try !connection.query(
-                "SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]
-            ).isEmpty else { throw StoreError.notFound(resource: "session") }
+            try SessionExistence.require(tenantID: tenantID, sessionID: sessionID, on: connection)
             // Reads through tasks_unfinished (0005): completed tasks are never walked.
             let rows = try connection.query(
                 """

@@ -127,9 +127,7 @@ public struct TaskStore: Sendable {
         if let created = try NewTask.insert(tasks, tenantID: tenantID, sessionID: sessionID, fingerprint: fingerprint, on: connection) {
             return created
         }
-        guard try !connection.query("SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]).isEmpty else {
-            throw StoreError.notFound(resource: "session")
-        }
+        try SessionExistence.require(tenantID: tenantID, sessionID: sessionID, on: connection)
         throw StoreError.conflict("The session is invalidated and accepts no new tasks.")
     }
 
@@ -153,9 +151,7 @@ public struct TaskStore: Sendable {
     /// A page of a session's tasks in `taskIdentifier` order; `after` is the last id of the previous page.
     public func list(tenantID: String, sessionID: String, filter: ListFilter, limit: Int, after: String?) async throws -> Page<TaskRecord> {
         try await pool.withConnection { connection in
-            guard try !connection.query(
-                "SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]
-            ).isEmpty else { throw StoreError.notFound(resource: "session") }
+            try SessionExistence.require(tenantID: tenantID, sessionID: sessionID, on: connection)
             let rows = try connection.query(
                 """
                 SELECT \(TaskRow.columns) FROM tasks

@@ -23,6 +23,20 @@ public struct ClaimedDelivery: Sendable {
         CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret, \(EventRecord.columns)
         """
 
+    /// The deliveries with these ids, in stream order (what a claim hands to its sender).
+    static func load(ids: [String], on connection: PostgresConnection) throws -> [ClaimedDelivery] {
+        guard !ids.isEmpty else { return [] }
+        return try connection.query(
+            """
+            SELECT \(columns)
+            FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
+            WHERE d.id = ANY($1)
+            ORDER BY e.position
+            """,
+            [ids]
+        ).map(decode)
+    }
+
     static func decode(_ row: PostgresRow) throws -> ClaimedDelivery {
         var secrets = [try row.decode("secret", as: String.self)]
         if let previous = try row.decode("previous_secret", as: String?.self) { secrets.append(previous) }

@@ -36,9 +36,7 @@ public struct EventLogStore: Sendable {
     public func sessionEvents(tenantID: String, sessionID: String, after: Int64?, limit: Int) async throws -> Page<EventRecord> {
         let horizon = try await EventHorizon.current(pool: pool)
         return try await pool.withConnection { connection in
-            guard try !connection.query(
-                "SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2", [tenantID, sessionID]
-            ).isEmpty else { throw StoreError.notFound(resource: "session") }
+            try SessionExistence.require(tenantID: tenantID, sessionID: sessionID, on: connection)
             let rows = try connection.query(
                 """
                 SELECT \(EventRecord.columns) FROM events e

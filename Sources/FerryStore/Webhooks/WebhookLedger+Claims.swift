@@ -81,15 +81,7 @@ extension WebhookLedger {
                 """,
                 [instanceID, limits.perEndpoint, limits.perTenant, limits.total, leaseSeconds]
             ).map { try $0.decode(0, as: String.self) }
-            let claimed = ids.isEmpty ? [] : try connection.query(
-                """
-                SELECT \(ClaimedDelivery.columns)
-                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
-                WHERE d.id = ANY($1)
-                ORDER BY e.position
-                """,
-                [ids]
-            ).map(ClaimedDelivery.decode)
+            let claimed = try ClaimedDelivery.load(ids: ids, on: connection)
             let nextDue = try connection.query(
                 """
                 SELECT extract(epoch FROM min(d.next_attempt_at) - now())::float8
@@ -111,7 +103,7 @@ extension WebhookLedger {
         plan: @escaping @Sendable (_ failingSince: Date?) -> DeliveryPlan
     ) async throws -> DeliveryPlan? {
         let instanceID = self.instanceID
-        let milliseconds = Int(attempt.duration.components.seconds * 1000 + attempt.duration.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = attempt.duration.wholeMilliseconds
         return try await pool.withTransaction { connection in
             try connection.execute(
                 """

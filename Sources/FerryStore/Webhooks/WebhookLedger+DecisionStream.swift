@@ -85,14 +85,6 @@ extension WebhookLedger {
             """,
             [ids, instanceID, lease.secondsValue]
         )
-        return .taken(try connection.query(
-            """
-            SELECT \(ClaimedDelivery.columns)
-            FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
-            WHERE d.id = ANY($1)
-            ORDER BY d.sequence
-            """,
-            [ids]
-        ).map(ClaimedDelivery.decode))
+        return .taken(try ClaimedDelivery.load(ids: ids, on: connection))
     }
 }

@@ -56,14 +56,7 @@ extension WebhookLedger {
                 ]
             )
             guard let deliveryID = try claimed.first?.decode(0, as: String.self),
-                  let decision = try connection.query(
-                      """
-                      SELECT \(ClaimedDelivery.columns)
-                      FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
-                      WHERE d.id = $1
-                      """,
-                      [deliveryID]
-                  ).first.map(ClaimedDelivery.decode)
+                  let decision = try ClaimedDelivery.load(ids: [deliveryID], on: connection).first
             else { return nil }
             return DecisionClaim(decision: decision, earlier: try takeEarlier(than: decision, lease: lease, on: connection))
         }

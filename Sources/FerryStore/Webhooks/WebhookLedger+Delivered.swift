@@ -45,7 +45,7 @@ extension WebhookLedger {
         let parameters: [any PostgresBindable] = [
             attempts.map(\.deliveryID), attempts.map(\.leaseToken),
             attempts.map { Int64(($0.startedAt.timeIntervalSince1970 * 1_000_000).rounded()) },
-            attempts.map { Int64($0.duration.components.seconds * 1000 + $0.duration.components.attoseconds / 1_000_000_000_000_000) },
+            attempts.map(\.duration.wholeMilliseconds),
             attempts.map { Int64($0.statusCode) }, attempts.map(\.error), attempts.map(\.responseExcerpt),
             attempts.map { $0.decision?.eventID }, attempts.map { $0.decision?.decidedBy }, instanceID,
         ]

@@ -37,16 +37,7 @@ extension WebhookLedger {
                 """,
                 [previous.endpointID, previous.streamID, previous.event.sequence, instanceID, lease.secondsValue, limit]
             ).map { try $0.decode(0, as: String.self) }
-            guard !ids.isEmpty else { return [] }
-            return try connection.query(
-                """
-                SELECT \(ClaimedDelivery.columns)
-                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
-                WHERE d.id = ANY($1)
-                ORDER BY d.sequence
-                """,
-                [ids]
-            ).map(ClaimedDelivery.decode)
+            return try ClaimedDelivery.load(ids: ids, on: connection)
         }
     }
 

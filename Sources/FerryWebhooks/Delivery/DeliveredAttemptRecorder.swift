@@ -1,5 +1,6 @@
 import FerryStore
 import Foundation
+import Logging
 import Synchronization
 
 /// Records attempts answered 2xx together: while one statement is being written, the attempts
@@ -26,12 +27,11 @@ final class DeliveredAttemptRecorder: Sendable {
     private let state = Mutex(State())
     private let bell = WakeSignal()
 
-    /// Told when attempts nobody waits for could not be written (to log it).
-    private let onSubmittedFailure: @Sendable (any Error) -> Void
+    private let logger: Logger
 
-    init(ledger: WebhookLedger, onSubmittedFailure: @escaping @Sendable (any Error) -> Void) {
+    init(ledger: WebhookLedger, logger: Logger) {
         self.ledger = ledger
-        self.onSubmittedFailure = onSubmittedFailure
+        self.logger = logger
     }
 
     /// What the recorder did with an attempt handed to it.
@@ -92,7 +92,10 @@ final class DeliveredAttemptRecorder: Sendable {
                 for entry in batch { entry.continuation?.resume(returning: .recorded(leaseHeld: held.contains(entry.attempt.deliveryID))) }
             } catch {
                 for entry in batch { entry.continuation?.resume(throwing: error) }
-                if batch.contains(where: { $0.continuation == nil }) { onSubmittedFailure(error) }
+                if batch.contains(where: { $0.continuation == nil }) {
+                    // Nobody waits for these: their leases end and they are sent again.
+                    logger.error("recording delivered attempts failed; they will be sent again", metadata: ["error": "\(error)"])
+                }
             }
         }
     }
