@@ -13,8 +13,10 @@ public final class BlockingPool: @unchecked Sendable {
     public init(name: String, threadCount: Int) {
         for index in 0..<max(threadCount, 1) {
             let threadName = "\(name)-\(index)"
-            // Named from inside, by the thread itself (see ThreadNaming).
-            let thread = Thread { [unowned self] in
+            // Named from inside, by the thread itself (see ThreadNaming). The thread holds its
+            // pool: after `shutdown()` the last owner may let go while a thread is still waking
+            // from its wait, and an unowned reference crashed the process there.
+            let thread = Thread { [self] in
                 ThreadNaming.nameCurrentThread(threadName)
                 self.serve()
             }
