@@ -46,7 +46,7 @@ run() {
     local failed
     failed="$(ferry_bulk summary | jq -r .failed)"
     [ "$failed" = 0 ] || log "$failed $kind tasks failed"
-    printf '%s %s\n' "$(jq -r '.seconds + .waited' <<<"$result")" "$SESSION"
+    printf '%s %s\n' "$(jq -r '(.seconds + .waited) * 1000 | round / 1000' <<<"$result")" "$SESSION"
 }
 
 delegate="$(jq -nc --arg url "$RECEIVER_URL/webhook" --arg secret "$SECRET" '{url: $url, secret: $secret}')"
