@@ -23,7 +23,14 @@ extension WebhookLedger {
     /// Claims due deliveries (up to `limits.total`), each the oldest unfinished one of its stream
     /// (and a session's own one only after every earlier one of its tasks), round-robin across
     /// endpoints and tenants. Also says when the next one falls due.
-    public func claimDue(_ limits: ClaimLimits) async throws -> (claimed: [ClaimedDelivery], nextDueIn: Duration?) {
+    ///
+    /// `answered`: deliveries this instance sent and saw answered 2xx whose record is not written
+    /// yet. They count as finished here: their streams' next deliveries may be claimed, and they
+    /// are not in flight. (Other instances wait for the record; their claims are conservative.)
+    ///
+    /// What is in flight is counted in streams, not leases: a stream sends one request at a time,
+    /// whether its slot holds one leased delivery or a run of them (`claimNext`).
+    public func claimDue(_ limits: ClaimLimits, answered: [String] = []) async throws -> (claimed: [ClaimedDelivery], nextDueIn: Duration?) {
         guard limits.total > 0 else { return ([], nil) }
         let instanceID = self.instanceID
         let leaseSeconds = Double(limits.lease.components.seconds)
@@ -37,7 +44,7 @@ extension WebhookLedger {
                     SELECT DISTINCT ON (p.endpoint_id, p.stream_id)
                            p.id, p.endpoint_id, p.tenant_id, p.session_id, p.task_id, p.event_position,
                            p.next_attempt_at, p.lease_expires_at
-                    FROM webhook_deliveries p WHERE p.status = 'pending'
+                    FROM webhook_deliveries p WHERE p.status = 'pending' AND p.id <> ALL($6::text[])
                     ORDER BY p.endpoint_id, p.stream_id, p.sequence
                 ), ready AS (
                     SELECT d.id, d.endpoint_id, d.tenant_id, d.next_attempt_at, least(w.maximum_in_flight, $2) AS endpoint_limit
@@ -50,13 +57,15 @@ extension WebhookLedger {
                       AND (d.task_id IS NOT NULL OR NOT EXISTS (
                           SELECT 1 FROM webhook_deliveries p
                           WHERE p.endpoint_id = d.endpoint_id AND p.session_id = d.session_id
-                            AND p.status = 'pending' AND p.task_id IS NOT NULL AND p.event_position < d.event_position))
+                            AND p.status = 'pending' AND p.task_id IS NOT NULL AND p.event_position < d.event_position
+                            AND p.id <> ALL($6::text[])))
+                ), busy_streams AS (
+                    SELECT DISTINCT endpoint_id, tenant_id, stream_id FROM webhook_deliveries
+                    WHERE status = 'pending' AND lease_expires_at > now() AND id <> ALL($6::text[])
                 ), busy_endpoints AS (
-                    SELECT endpoint_id, count(*) AS n FROM webhook_deliveries
-                    WHERE status = 'pending' AND lease_expires_at > now() GROUP BY endpoint_id
+                    SELECT endpoint_id, count(*) AS n FROM busy_streams GROUP BY endpoint_id
                 ), busy_tenants AS (
-                    SELECT tenant_id, count(*) AS n FROM webhook_deliveries
-                    WHERE status = 'pending' AND lease_expires_at > now() GROUP BY tenant_id
+                    SELECT tenant_id, count(*) AS n FROM busy_streams GROUP BY tenant_id
                 ), by_endpoint AS (
                     SELECT r.*, row_number() OVER (PARTITION BY r.endpoint_id ORDER BY r.next_attempt_at, r.id)
                                 + coalesce(b.n, 0) AS endpoint_slot
@@ -79,7 +88,7 @@ extension WebhookLedger {
                 FROM picked WHERE d.id = picked.id
                 RETURNING d.id
                 """,
-                [instanceID, limits.perEndpoint, limits.perTenant, limits.total, leaseSeconds]
+                [instanceID, limits.perEndpoint, limits.perTenant, limits.total, leaseSeconds, answered]
             ).map { try $0.decode(0, as: String.self) }
             let claimed = try ClaimedDelivery.load(ids: ids, on: connection)
             let nextDue = try connection.query(

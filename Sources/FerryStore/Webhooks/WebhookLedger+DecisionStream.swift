@@ -58,21 +58,25 @@ extension WebhookLedger {
     /// elsewhere. Every one is locked first (not skipped), so a queue claiming one at this moment
     /// is either seen holding it or finds it taken. The lock is NO KEY UPDATE: a full one would
     /// wait for (and deadlock with) an attempt being recorded, whose row references the delivery.
-    public func takeEarlier(than decision: ClaimedDelivery, lease: Duration) async throws -> EarlierDeliveries {
+    /// `answered` (as in `claimDue`): this instance's deliveries answered 2xx and not yet
+    /// recorded, which are through: a decision does not wait for their record.
+    public func takeEarlier(than decision: ClaimedDelivery, lease: Duration, answered: [String]) async throws -> EarlierDeliveries {
         try await pool.withTransaction { connection in
-            try takeEarlier(than: decision, lease: lease, on: connection)
+            try takeEarlier(than: decision, lease: lease, answered: answered, on: connection)
         }
     }
 
-    func takeEarlier(than decision: ClaimedDelivery, lease: Duration, on connection: PostgresConnection) throws -> EarlierDeliveries {
+    func takeEarlier(
+        than decision: ClaimedDelivery, lease: Duration, answered: [String], on connection: PostgresConnection
+    ) throws -> EarlierDeliveries {
         let earlier = try connection.query(
             """
             SELECT id, coalesce(lease_expires_at >= now(), false) AS leased FROM webhook_deliveries
-            WHERE endpoint_id = $1 AND stream_id = $2 AND status = 'pending' AND sequence < $3
+            WHERE endpoint_id = $1 AND stream_id = $2 AND status = 'pending' AND sequence < $3 AND id <> ALL($4::text[])
             ORDER BY sequence
             FOR NO KEY UPDATE
             """,
-            [decision.endpointID, decision.streamID, decision.event.sequence]
+            [decision.endpointID, decision.streamID, decision.event.sequence, answered]
         )
         guard !earlier.isEmpty else { return .none }
         if try earlier.contains(where: { try $0.decode("leased", as: Bool.self) }) { return .inFlight }

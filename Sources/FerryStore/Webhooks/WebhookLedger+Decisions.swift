@@ -9,8 +9,10 @@ extension WebhookLedger {
     /// reached yet and takes those still unsent (`DecisionClaim.earlier`), so that the decision
     /// never waits for the fan-out or for a slot in the queue. Nil when nobody hears the event (no
     /// delegate, a disabled endpoint, not subscribed) or its delivery is already finished or being
-    /// attempted elsewhere: the default applies.
-    public func claimDecision(eventID: String, taskID: String, lease: Duration, decisionGrace: Duration) async throws -> DecisionClaim? {
+    /// attempted elsewhere: the default applies. `answered`: as in `takeEarlier`.
+    public func claimDecision(
+        eventID: String, taskID: String, lease: Duration, decisionGrace: Duration, answered: [String] = []
+    ) async throws -> DecisionClaim? {
         let instanceID = self.instanceID
         let leaseSeconds = lease.secondsValue
         return try await pool.withTransaction { connection -> DecisionClaim? in
@@ -58,7 +60,7 @@ extension WebhookLedger {
             guard let deliveryID = try claimed.first?.decode(0, as: String.self),
                   let decision = try ClaimedDelivery.load(ids: [deliveryID], on: connection).first
             else { return nil }
-            return DecisionClaim(decision: decision, earlier: try takeEarlier(than: decision, lease: lease, on: connection))
+            return DecisionClaim(decision: decision, earlier: try takeEarlier(than: decision, lease: lease, answered: answered, on: connection))
         }
     }
 

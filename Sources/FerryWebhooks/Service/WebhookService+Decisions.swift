@@ -12,7 +12,8 @@ extension WebhookService: DecisionGateway {
         let claim: DecisionClaim
         do {
             guard let claimed = try await ledger.claimDecision(
-                eventID: eventID, taskID: taskID, lease: lease, decisionGrace: configuration.decisionGrace
+                eventID: eventID, taskID: taskID, lease: lease, decisionGrace: configuration.decisionGrace,
+                answered: recorder.answeredDeliveryIDs()
             ) else {
                 await recordDefaultDecision(eventID: eventID)
                 return nil
@@ -59,7 +60,7 @@ extension WebhookService: DecisionGateway {
                                            why: "earlier deliveries of this task were still unfinished")
                     return nil
                 }
-                earlier = try await ledger.takeEarlier(than: claim.decision, lease: lease)
+                earlier = try await ledger.takeEarlier(than: claim.decision, lease: lease, answered: recorder.answeredDeliveryIDs())
             }
         } catch {
             logger.error("sending a decision's earlier deliveries failed", metadata: ["event": "\(eventID)", "error": "\(error)"])

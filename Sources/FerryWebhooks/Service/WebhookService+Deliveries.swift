@@ -18,7 +18,7 @@ extension WebhookService {
                             total: room, perEndpoint: configuration.maximumInFlightPerEndpoint,
                             perTenant: configuration.maximumInFlightPerTenant, lease: configuration.leaseDuration
                         )
-                        let (claimed, nextDue) = try await ledger.claimDue(limits)
+                        let (claimed, nextDue) = try await ledger.claimDue(limits, answered: recorder.answeredDeliveryIDs())
                         for claim in claimed {
                             inFlight.add(1, ordering: .acquiringAndReleasing)
                             group.addTask {
@@ -62,10 +62,11 @@ extension WebhookService {
         }
     }
 
-    /// How many of a stream's next deliveries a slot takes at once. One: every leased delivery
-    /// counts against its endpoint's `maximumInFlight`, so a slot holding a run of five kept four
-    /// other streams from being claimed (webhooks.sh: 241 events/s with runs of 16, 394 with 1).
-    static let streamRun = 1
+    /// How many of a stream's next deliveries a slot takes at once. A run counts as one request
+    /// in flight (the claim counts streams, not leases); when leases were counted, a slot holding
+    /// a run of five kept four other streams from being claimed (webhooks.sh: 241 events/s with
+    /// runs of 16, 394 with 1).
+    static let streamRun = 16
 
     private func release(_ unused: [ClaimedDelivery]) async {
         do {
