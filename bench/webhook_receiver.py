@@ -24,6 +24,12 @@
       each event's position, id, timestamp and arrival to FILE as JSON
   webhook_receiver.py sse-figures --records FILE
       events per second and the delay from each event's timestamp to its arrival, as JSON
+  POST /busy makes /webhook answer 503 with Retry-After: 3600 (nothing noted: Ferry schedules
+  each task's first delivery an hour later and keeps the rest behind it), POST /open answers
+  again, POST /reset forgets every record: how webhooks.sh builds a backlog to drain.
+  webhook_receiver.py backlog-ready --events TYPE,TYPE… [--timeout S]
+      with FERRY_URL, KEY and SESSION in the environment (all tasks finished): waits until every
+      event of those types in the session's log has its delivery, pending (the fan-out is done)
   webhook_receiver.py decisions --receiver URL
       with FERRY_URL, KEY and SESSION in the environment (all tasks finished): who decided the
       session's decision events (Ferry's event log), and each decision's overhead: from the
@@ -88,6 +94,7 @@ class Receiver:
         self.sample = b"{}"
         self.reference = 0
         self.bad = collections.Counter()
+        self.busy = False
 
     def verified(self, headers, body):
         message_id, timestamp = headers.get("webhook-id"), headers.get("webhook-timestamp")
@@ -120,8 +127,22 @@ def make_handler(receiver):
             body = self.rfile.read(length)
             arrived = time.time()
             path = self.path.split("?")[0]
+            if path in ("/busy", "/open", "/reset"):
+                with receiver.lock:
+                    if path == "/reset":
+                        receiver.records = []
+                    else:
+                        receiver.busy = path == "/busy"
+                self.answer(204)
+                return
             if path not in ("/webhook", "/reference"):
                 self.answer(404)
+                return
+            if path == "/webhook" and receiver.busy:
+                self.send_response(503)
+                self.send_header("Retry-After", "3600")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
                 return
             ok = receiver.verified(self.headers, body)
             try:
@@ -336,6 +357,21 @@ def collect(args):
     }))
 
 
+def backlog_ready(args):
+    session = os.environ["SESSION"]
+    types = set(args.events.split(","))
+    expected = {e["id"] for e in ferry_pages(f"/v1/sessions/{session}/events") if e["type"] in types}
+    start = time.monotonic()
+    while True:
+        pending = {d["eventId"] for d in ferry_pages(f"/v1/webhooks/deliveries?sessionId={session}&status=pending")}
+        if expected <= pending:
+            print(len(pending))
+            return
+        if time.monotonic() - start > args.timeout:
+            sys.exit(f"after {args.timeout} s, {len(expected - pending)} of {len(expected)} events have no pending delivery")
+        time.sleep(0.2)
+
+
 def sse(args):
     url = urllib.parse.urlsplit(os.environ["FERRY_URL"])
     connection = http.client.HTTPConnection(url.hostname, url.port, timeout=args.timeout)
@@ -444,6 +480,10 @@ def main():
     p = commands.add_parser("sse-figures")
     p.add_argument("--records", required=True)
     p.set_defaults(run=sse_figures)
+    p = commands.add_parser("backlog-ready")
+    p.add_argument("--events", required=True)
+    p.add_argument("--timeout", type=float, default=300)
+    p.set_defaults(run=backlog_ready)
     p = commands.add_parser("decisions")
     p.add_argument("--receiver", required=True)
     p.set_defaults(run=decisions)

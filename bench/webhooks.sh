@@ -12,6 +12,9 @@
 #     header is whole seconds and is the attempt's time) to its arrival at the receiver:
 #     median, p95, p99, and where it goes on Ferry's own records (fan-out, queue, request);
 #   - events that arrived out of order within their task (target: 0).
+# Then a backlog: the same downloads in a second session while the receiver answers 503 with a
+# long Retry-After (the deliveries wait), drained once the endpoint is enabled again; prints
+# the drain's events per second: Ferry's line rate to the receiver.
 # For reference, the same receiver under wrk: signed POSTs of a real webhook body on
 # REFERENCE_CONNECTIONS connections (default 4, Ferry's requests in flight per endpoint) for
 # REFERENCE_DURATION (default 5s). CONNECTIONS (default 16) is the session's
@@ -88,6 +91,29 @@ reference_rate="$(awk '/^Requests\/sec:/ {print $2}' "$BENCH_TMP/wrk.txt")"
 reference_median="$(awk '$1 == "50%" {print $2}' "$BENCH_TMP/wrk.txt")"
 reference_bad="$(curl -fsS "$RECEIVER_URL/stats" | jq -c .bad)"
 
+# Line rate: a backlog drained. While the receiver answers 503 with Retry-After: 3600 (each
+# task's first delivery is retried an hour later, its others wait behind it), a second session's
+# BENCH_TASKS downloads write their events and the fan-out makes their deliveries; then the
+# receiver answers again and the endpoint is enabled, which makes every waiting delivery due. From
+# enabling to the last arrival, Ferry delivers with nothing else to wait for: the rate to set
+# against wrk's. (The first run's rate is bounded by how fast the events are written.)
+curl -fsS -X POST "$RECEIVER_URL/reset" && curl -fsS -X POST "$RECEIVER_URL/busy"
+SESSION="$(api POST /v1/sessions \
+    "{\"configuration\": {\"kind\": \"default\", \"httpMaximumConnectionsPerHost\": $CONNECTIONS}, \"delegate\": $delegate}" | jq -r .id)"
+export SESSION
+ferry_bulk create "$LIST" --concurrency 8 --ids "$BENCH_TMP/backlog-ids.txt" > /dev/null
+ferry_bulk wait --timeout 600 > /dev/null
+backlog="$("$PYTHON" "$BENCH_DIR/webhook_receiver.py" backlog-ready --events "$EVENTS")"
+curl -fsS -X POST "$RECEIVER_URL/open"
+endpoint="$(api GET "/v1/sessions/$SESSION/delegate" | jq -r .id)"
+enabled_at=$(now)
+api POST "/v1/webhooks/endpoints/$endpoint/enable" > /dev/null
+backlog_figures="$("$PYTHON" "$BENCH_DIR/webhook_receiver.py" collect --receiver "$RECEIVER_URL" --events "$EVENTS" --timeout 300)"
+printf '%s\n' "$backlog_figures" > "$BENCH_TMP/backlog-figures.json"
+b() { jq -r "$@" <<<"$backlog_figures"; }
+backlog_seconds="$(elapsed "$enabled_at" "$(b .lastArrival)")"
+backlog_rate="$("$PYTHON" -c "import sys; print(round(int(sys.argv[1]) / float(sys.argv[2]), 1))" "$(b .unique)" "$backlog_seconds")"
+
 f() { jq -r "$@" <<<"$figures"; }
 ms() { jq -r "$1 | \"median \(.median) ms, p95 \(.p95) ms, p99 \(.p99) ms, max \(.max) ms\"" <<<"$figures"; }
 
@@ -115,5 +141,8 @@ printf 'event stream (SSE, open before the tasks): %s events, %s events/s, delay
 printf 'event stream resumed with Last-Event-ID %s: %s of the %s after it, %s\n' "$middle" "$(jq length <<<"$resumed")" \
     "$(jq length <<<"$rest")" "$(if [ "$resumed" = "$rest" ]; then echo "all, in order"; else echo "NOT the same"; fi)"
 printf 'the session log read with ?after= pages: %s events in %s s\n' "$paged" "$paging_seconds"
-printf 'ratio ferry events/s / reference requests/s: %s\n' \
+printf 'ratio ferry events/s (as the events were written) / reference requests/s: %s\n' \
     "$(if [ "$(f .eventsPerSecond)" != null ] && [ -n "$reference_rate" ]; then ratio "$(f .eventsPerSecond)" "$reference_rate"; else echo '?'; fi)"
+printf 'backlog: %s pending deliveries drained in %s s after enabling the endpoint: %s events/s (%s missing, %s duplicates, %s out of order)\n' \
+    "$backlog" "$backlog_seconds" "$backlog_rate" "$(b .missing)" "$(b .duplicates)" "$(b .outOfOrder)"
+printf 'ratio backlog events/s / reference requests/s: %s\n' "$(ratio "$backlog_rate" "$reference_rate")"
