@@ -43,7 +43,7 @@ extension WebhookService: DecisionGateway {
                     for delivery in deliveries {
                         let remaining = deadline - ContinuousClock.now
                         guard remaining > .milliseconds(10) else { allDelivered = false; break }
-                        guard await attempt(delivery, timeout: remaining, recordsLater: true) else {
+                        guard await attempt(delivery, timeout: remaining, recording: .submitted).delivered else {
                             try await recordUnsent(claim.decision, startedAt: startedAt, deadline: deadline, timeout: timeout,
                                                    why: "an earlier delivery of this task failed")
                             return nil
@@ -138,7 +138,7 @@ extension WebhookService: DecisionGateway {
                     startedAt: startedAt, duration: result.duration,
                     statusCode: statusCode, error: error, responseExcerpt: nil, decision: (claim.event.id, decidedBy)
                 )
-                if !recorder.submit(delivered) { _ = try await ledger.recordDelivered([delivered]) }
+                await submit(delivered)
                 return reply
             }
             let applied = try await ledger.record(report, for: claim, decidedBy: decidedBy) { failingSince in

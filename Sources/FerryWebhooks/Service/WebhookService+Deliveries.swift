@@ -44,23 +44,48 @@ extension WebhookService {
     /// every pending delivery costs tens of milliseconds, far more than an attempt to a nearby
     /// receiver; so does waiting for each record: a slot that waited for either between two
     /// events of a busy stream stood idle most of the time. Records are written together
-    /// meanwhile (`recordsLater`); the next event is sent once the previous one was answered.
+    /// meanwhile; the next event is sent once the previous one was answered.
+    ///
+    /// When the stream has nothing more, the slot takes another stream of the same endpoint (up to
+    /// `streamSwitches` times, and only while the instance has room for more slots, so that the
+    /// claim's round-robin across endpoints and tenants still decides who gets a slot when slots
+    /// are scarce): a claim per stream was what a backlog's drain waited for.
+    ///
+    /// A slot's answered delivery is handed to the recorder only once the slot has moved on: until
+    /// then its lease stands, so that its stream still counts as in flight everywhere. Were it
+    /// written first, another claim (here or on another instance) could give the endpoint's slot
+    /// to a new stream while this slot took another stream too.
     private func deliverStream(from first: ClaimedDelivery) async {
         var run = [first]
+        var switches = 0
         while !run.isEmpty {
             let claim = run.removeFirst()
-            guard await attempt(claim, recordsLater: true), !shouldStop else {
+            let (delivered, answered) = await attempt(claim, recording: .heldByCaller)
+            guard delivered, !shouldStop else {
+                if let answered { await submit(answered) }
                 await release(run)
                 return
             }
-            guard run.isEmpty else { continue }
+            guard run.isEmpty else {
+                if let answered { await submit(answered) }
+                continue
+            }
+            let mayTakeAnother = switches < Self.streamSwitches && inFlight.load(ordering: .acquiring) < configuration.maximumInFlight
             do {
-                run = try await ledger.claimNext(after: claim, limit: Self.streamRun, lease: configuration.leaseDuration)
+                run = try await ledger.claimNext(
+                    after: claim, limit: Self.streamRun, lease: configuration.leaseDuration,
+                    orAnotherStream: mayTakeAnother, answered: mayTakeAnother ? recorder.answeredDeliveryIDs() : []
+                )
+                if let next = run.first, next.streamID != claim.streamID { switches += 1 }
             } catch {
                 logger.error("claiming a stream's next deliveries failed", metadata: ["error": "\(error)"])
             }
+            if let answered { await submit(answered) }
         }
     }
+
+    /// How many other streams of its endpoint a slot goes on to before it returns to the claim.
+    static let streamSwitches = 16
 
     /// How many of a stream's next deliveries a slot takes at once. A run counts as one request
     /// in flight (the claim counts streams, not leases); when leases were counted, a slot holding
@@ -95,11 +120,22 @@ extension WebhookService {
     private static let attemptsDelivered = Counter(label: "ferry_webhook_attempts_total", dimensions: [("outcome", "delivered")])
     private static let attemptsFailed = Counter(label: "ferry_webhook_attempts_total", dimensions: [("outcome", "failed")])
 
+    /// What becomes of an attempt answered 2xx (a failure is always recorded before `attempt` returns).
+    enum Recording {
+        /// Recorded before `attempt` returns.
+        case awaited
+        /// Handed to the recorder; written with others soon (a decision's earlier deliveries,
+        /// whose record follows as the decision's own does: see `DeliveredAttemptRecorder.submit`).
+        case submitted
+        /// Handed back to the caller, who submits it (`submit`) when it may be written.
+        case heldByCaller
+    }
+
     /// One attempt of a queued delivery: sign, send, record, plan the next step. Returns whether
-    /// it was delivered. A decision's earlier deliveries are not waited for once answered 2xx
-    /// (`recordsLater`): their record follows, as the decision's own does (see `submit`).
-    @discardableResult
-    func attempt(_ claim: ClaimedDelivery, timeout: Duration? = nil, recordsLater: Bool = false) async -> Bool {
+    /// it was delivered, and with `.heldByCaller` its record for the caller to submit.
+    func attempt(
+        _ claim: ClaimedDelivery, timeout: Duration? = nil, recording: Recording = .awaited
+    ) async -> (delivered: Bool, held: DeliveredAttempt?) {
         let startedAt = configuration.now()
         let result: WebhookHTTPResult
         do {
@@ -115,7 +151,7 @@ extension WebhookService {
             )
         }
         // Shutting down: the lease expires and another attempt (here or elsewhere) follows.
-        if result.failure == .shuttingDown { return false }
+        if result.failure == .shuttingDown { return (false, nil) }
         // A Retry-After date is measured from the moment the next attempt is planned from.
         let now = configuration.now()
         let outcome = AttemptOutcome(
@@ -130,17 +166,20 @@ extension WebhookService {
                 deliveryID: claim.deliveryID, sessionID: claim.event.sessionID, leaseToken: claim.leaseToken, startedAt: startedAt,
                 duration: result.duration, statusCode: statusCode, error: nil, responseExcerpt: report.responseExcerpt
             )
-            if recordsLater, recorder.submit(delivered) {
-                Self.attemptsDelivered.increment()
-                return true
-            }
-            do {
-                let leaseHeld = try await recorder.record(delivered)
-                Self.attemptsDelivered.increment()
-                return leaseHeld
-            } catch {
-                logger.error("recording a webhook attempt failed", metadata: ["delivery": "\(claim.deliveryID)", "error": "\(error)"])
-                return false
+            Self.attemptsDelivered.increment()
+            switch recording {
+            case .heldByCaller:
+                return (true, delivered)
+            case .submitted:
+                await submit(delivered)
+                return (true, nil)
+            case .awaited:
+                do {
+                    return (try await recorder.record(delivered), nil)
+                } catch {
+                    logger.error("recording a webhook attempt failed", metadata: ["delivery": "\(claim.deliveryID)", "error": "\(error)"])
+                    return (false, nil)
+                }
             }
         }
         do {
@@ -161,10 +200,21 @@ extension WebhookService {
             logDisabling(applied, endpointID: claim.endpointID)
             (outcome.isSuccess ? Self.attemptsDelivered : Self.attemptsFailed).increment()
             sessionsToCheckForFinishedEvents.withLock { _ = $0.insert(claim.event.sessionID) }
-            return applied?.status == .delivered
+            return (applied?.status == .delivered, nil)
         } catch {
             logger.error("recording a webhook attempt failed", metadata: ["delivery": "\(claim.deliveryID)", "error": "\(error)"])
-            return false
+            return (false, nil)
+        }
+    }
+
+    /// Has an attempt answered 2xx written without waiting for it: by the recorder, or here
+    /// once the recorder is closed (shutting down).
+    func submit(_ delivered: DeliveredAttempt) async {
+        guard !recorder.submit(delivered) else { return }
+        do {
+            _ = try await ledger.recordDelivered([delivered])
+        } catch {
+            logger.error("recording a webhook attempt failed", metadata: ["delivery": "\(delivered.deliveryID)", "error": "\(error)"])
         }
     }
 
