@@ -57,6 +57,25 @@ struct ProxyTunnelChallengeTests {
         }
     }
 
+    @Test("through the tunnel, the origin's response is the one asked about, not the proxy's answer to CONNECT")
+    func tunnelAnswerIsNotTheResponse() async throws {
+        let certificates = try ChallengeDecisionTests.certificates.get()
+        let origin = try TLSOrigin(certificates)
+        let proxy = try TunnelProxy(realm: "gate", user: "ada", password: "lovelace")
+        let receiver = try ChallengeDecisionTests.Receiver { _, _ in Self.credential }
+        defer { origin.stop(); proxy.stop(); receiver.origin.stop() }
+        try await EngineHarness.run(webhooks: ChallengeDecisionTests.webhooks) { ferry in
+            let session = try await session(ferry, proxy: proxy, receiver: receiver, ca: certificates.caPEM)
+            let task = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: origin.url).id, timeout: .seconds(30))
+            #expect(task.error == nil)
+            #expect(task.response?.mimeType == "text/html")
+            // The proxy's "200 Connection established" carries no Content-Type.
+            let asked = try await ferry.eventData(of: task.id, type: "dataTask.didReceiveResponse")
+            #expect(asked.count == 1)
+            #expect(asked.first?["response"]?["mimeType"] == "text/html")
+        }
+    }
+
     @Test("cancelAuthenticationChallenge cancels the task (-999)")
     func cancelEndsTheTask() async throws {
         let certificates = try ChallengeDecisionTests.certificates.get()
