@@ -3,6 +3,9 @@ import CCurl
 /// What curl knows about the transfer it just ran (or is running).
 extension CurlEasy {
     public var responseCode: Int { long(CURLINFO_RESPONSE_CODE) }
+    /// The proxy's status answering this transfer's `CONNECT`; 0 when no tunnel was opened (none
+    /// needed, or a connection with its tunnel reused). Set as soon as the status line is read.
+    public var httpConnectCode: Int { long(CURLINFO_HTTP_CONNECTCODE) }
     public var effectiveURL: String? { string(CURLINFO_EFFECTIVE_URL) }
     public var contentType: String? { string(CURLINFO_CONTENT_TYPE) }
     /// The address of the peer of the last connection used (empty until connected).

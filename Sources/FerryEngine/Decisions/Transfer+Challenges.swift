@@ -74,12 +74,45 @@ struct DelegateClientCertificate {
     var passphrase: String?
 }
 
-/// A 407 from the session's HTTP proxy: a task-level challenge whose protection space is the
-/// proxy's (`isProxy`, `proxyType`); a credential answers it with `Proxy-Authorization`.
+/// A 407 from the session's proxy, answering a plain HTTP request or the `CONNECT` of an HTTPS
+/// tunnel: a task-level challenge whose protection space is the proxy's (`isProxy`,
+/// `proxyType`); a credential answers it with `Proxy-Authorization` (CURLOPT_PROXYUSERPWD and
+/// CURLOPT_PROXYAUTH, which curl sends with the request or the CONNECT). Without an answer, the
+/// 407 is the task's response: session storage holds no proxy credentials.
 extension Transfer {
     func proxyChallenged() -> TransferEnd? {
         let challenges = AuthenticationChallenge.parse(heads.completed?.values(of: "Proxy-Authenticate") ?? [])
         guard !challenges.isEmpty else { return .finished }
+        return raiseProxyChallenge(challenges)
+    }
+
+    /// The proxy refused to open the tunnel with a 407. With no challenge Ferry can answer, the
+    /// task fails as curl's error says (as before tunnels' challenges were delegated).
+    func tunnelChallenged(_ head: ResponseHead, failure: TransferError) -> TransferEnd? {
+        let challenges = AuthenticationChallenge.parse(head.values(of: "Proxy-Authenticate"))
+        guard !challenges.isEmpty else { return .failed(failure) }
+        // The 407 is the response should nobody answer, with no body (curl reads past a CONNECT
+        // answer's): what a resumed download has on disk is not part of it. An answered challenge
+        // then starts the download over, as after a plain proxy's 407.
+        if exchangeStartBytes > 0 || resumeRequest != nil {
+            do { try file?.truncateToZero() } catch {
+                return .failed(TransferError(code: .cannotWriteToFile, failingURL: request.url))
+            }
+            bytesReceived = 0
+            exchangeStartBytes = 0
+            resumeRequest = nil
+        }
+        var snapshot = HTTPResponseSnapshot(url: request.url, head: head)
+        snapshot.expectedContentLength = 0
+        response = snapshot
+        bytesExpectedToReceive = 0
+        expectedTotalBytes = 0
+        validator = nil
+        return raiseProxyChallenge(challenges)
+    }
+
+    /// Asks about `challenges` as the next round; nil when the transfer waits for the answer.
+    private func raiseProxyChallenge(_ challenges: [AuthenticationChallenge]) -> TransferEnd? {
         defer { proxyChallengeRounds += 1 }
         return askProxyChallenge(challenges, previousFailureCount: proxyChallengeRounds) ? nil : .finished
     }

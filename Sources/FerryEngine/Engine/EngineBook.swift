@@ -49,11 +49,31 @@ struct EngineBook {
         perWorker[entry.worker] -= 1
         perHost[entry.host, default: 1] -= 1
         if perHost[entry.host] == 0 { perHost.removeValue(forKey: entry.host) }
-        guard !isStopping, var queue = waiting[entry.host], !queue.isEmpty else { return nil }
-        let next = queue.removeFirst()
+        guard !isStopping, var queue = waiting[entry.host], let first = Self.nextToStart(in: queue) else { return nil }
+        let next = queue.remove(at: first)
         waiting[entry.host] = queue.isEmpty ? nil : queue
         waitingCount -= 1
         return (next, place(next.lease, host: entry.host))
+    }
+
+    /// Which of the jobs waiting for one host starts first: the highest priority, then the
+    /// oldest, as the claim orders a session's queued tasks.
+    private static func nextToStart(in queue: [TransferJob]) -> Int? {
+        queue.indices.min { a, b in
+            let (first, second) = (queue[a].claim, queue[b].claim)
+            return first.priority != second.priority ? first.priority > second.priority : first.taskIdentifier < second.taskIdentifier
+        }
+    }
+
+    /// A waiting job's priority changed (`PATCH`): it takes its new place among those waiting
+    /// for its host. Returns false when the task is not waiting here (it runs, or left).
+    mutating func reprioritizeWaiting(taskID: String, priority: Double) -> Bool {
+        for (host, queue) in waiting {
+            guard let index = queue.firstIndex(where: { $0.taskID == taskID }) else { continue }
+            waiting[host]?[index].claim.priority = priority
+            return true
+        }
+        return false
     }
 
     /// Removes a job that was waiting for a slot (it is being stopped before it started).

@@ -117,6 +117,7 @@ public final class TransferEngine: Service, Sendable {
                     loops.addTask { await self.runHeartbeats() }
                     loops.addTask { await self.runScheduler() }
                     loops.addTask { await self.runControlListener() }
+                    loops.addTask { await self.runPriorityListener() }
                     loops.addTask { await self.runResetListener() }
                     loops.addTask { await self.runFlushListener() }
                     loops.addTask { await self.runInvalidationListener() }

@@ -16,6 +16,15 @@ extension Transfer {
             failure = TransferError(code: .cannotParseResponse, failingURL: request.url)
             return false
         case .headComplete(let head):
+            if awaitsTunnel, easy.httpConnectCode != 0 {
+                // The proxy's answer to CONNECT (curl set its code from the status line): not the
+                // origin's response. After a 2xx the tunnel is open and the origin's heads follow.
+                tunnelHead = head
+                awaitsTunnel = !(200...299).contains(head.statusCode)
+                return true
+            }
+            // A reused connection's tunnel is open already: this head is the origin's.
+            awaitsTunnel = false
             guard !head.isInterim else { return true }
             return receivedFinalHead(head)
         }

@@ -15,6 +15,7 @@ extension Transfer {
         droppedBodyBytes = 0
         isDroppedBodyCut = false
         restartsWithoutRange = false
+        tunnelHead = nil
         exchangeStartBytes = bytesReceived
         let configuration = job.claim.configuration
 
@@ -56,6 +57,7 @@ extension Transfer {
             // "" disables every proxy, including ones named by the process environment.
             try easy.set(.proxy, "")
             usesProxy = false
+            awaitsTunnel = false
             return
         }
         let host = endpoint.host.contains(":") && !endpoint.host.hasPrefix("[") ? "[\(endpoint.host)]" : endpoint.host
@@ -64,6 +66,9 @@ extension Transfer {
         // for the hosts it names: only the session's configuration decides.
         try easy.set(.noProxy, "")
         usesProxy = true
+        // HTTPS through an HTTP proxy always tunnels. Its CONNECT answer reaches the header
+        // callback (CURLOPT_SUPPRESS_CONNECT_HEADERS is not set): a 407 needs its Proxy-Authenticate.
+        awaitsTunnel = !isSOCKS && scheme == "https"
         if let proxyChallengeResponse, !isSOCKS {
             try easy.set(.proxyUsername, proxyChallengeResponse.user)
             try easy.set(.proxyPassword, proxyChallengeResponse.password)
@@ -169,6 +174,10 @@ extension Transfer {
             } catch {
                 return .failed(TransferError(code: .cannotWriteToFile, failingURL: request.url))
             }
+        }
+        if result != 0, let tunnelHead, tunnelHead.statusCode == 407 {
+            // curl ends an exchange whose CONNECT was refused with an error; the 407 is a challenge.
+            return tunnelChallenged(tunnelHead, failure: error(for: result))
         }
         // A dropped body cut short by us ended the exchange on purpose: what follows is decided as usual.
         guard result == 0 || isDroppedBodyCut else { return clientCertificateRequested(error(for: result)) }

@@ -22,6 +22,11 @@ final class Transfer: CurlTransferDelegate {
     var heads = ResponseHeadAccumulator()
     var role: HopRole = .undecided
     var usesProxy = false
+    /// The exchange goes through an HTTP proxy's `CONNECT` tunnel whose answer has not come yet:
+    /// heads that arrive meanwhile are the proxy's, not the origin's.
+    var awaitsTunnel = false
+    /// The proxy's last answer to this exchange's `CONNECT`.
+    var tunnelHead: ResponseHead?
     /// When bytes last moved either way: `timeoutIntervalForRequest` is the longest allowed pause.
     var lastActivity = ContinuousClock.now
     var metrics: [TransactionMetrics] = []

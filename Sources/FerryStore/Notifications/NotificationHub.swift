@@ -25,7 +25,7 @@ public final class NotificationHub: Sendable {
     private let logger: Logger
 
     public static let channels = [
-        NotificationChannel.work, NotificationChannel.control, NotificationChannel.taskCompleted, NotificationChannel.events,
+        NotificationChannel.work, NotificationChannel.control, NotificationChannel.priority, NotificationChannel.taskCompleted, NotificationChannel.events,
         NotificationChannel.sessionReset, NotificationChannel.sessionFlush, NotificationChannel.sessionInvalidated,
     ]
 

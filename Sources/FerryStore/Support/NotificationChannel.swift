@@ -5,6 +5,9 @@ public enum NotificationChannel {
     public static let work = "ferry_work"
     /// A running task must stop (suspend or cancel). Payload: "<task id> <lease owner> <stop reason>".
     public static let control = "ferry_control"
+    /// A claimed task's priority changed (`PATCH`). Payload: "<task id> <lease owner> <priority>".
+    /// The owner reorders it among the tasks waiting there for a connection.
+    public static let priority = "ferry_task_priority"
     /// A task completed. Payload: the task id. Wakes long-polls on every instance.
     public static let taskCompleted = "ferry_task_completed"
     /// A session was reset. Payload: "<session id> <connection generation>". Instances drop what

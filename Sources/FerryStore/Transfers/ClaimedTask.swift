@@ -33,6 +33,11 @@ public struct ClaimedTask: Sendable {
     /// holds, in this instance's clock: no exchange reuses a connection opened before then.
     public var connectionGeneration: Int64 = 0
     public var connectionsRenewedAt: Date?
+    /// `priority` when claimed, and the task's number in its session (its age): the order in
+    /// which the tasks waiting here for a connection to one host start. `PATCH` changes the
+    /// priority of a waiting task later (`NotificationChannel.priority`).
+    public var priority: Double = TaskPriority.default
+    public var taskIdentifier: Int64 = 0
 
     public init(
         taskID: String, tenantID: String, sessionID: String, kind: TaskKind, leaseEpoch: Int64, previousAttempts: Int,

@@ -152,6 +152,7 @@ public struct TransferLedger: Sendable {
             let rows = try connection.query(
                 """
                 SELECT t.id, t.tenant_id, t.session_id, t.kind, t.lease_epoch, t.attempt_count, t.original_request, t.earliest_begin_at,
+                       t.priority, t.task_identifier,
                        t.upload_source, t.checkpoint, t.resource_deadline, t.bytes_expected_to_send,
                        s.configuration, b.request_body, ten.max_task_bytes, w.id AS delegate_endpoint_id, w.events AS delegate_events,
                        s.connection_generation, extract(epoch FROM now() - s.connections_renewed_at)::float8 AS connections_renewed_ago
@@ -171,6 +172,8 @@ public struct TransferLedger: Sendable {
                 configurations[sessionID] = configuration
                 var claim = try Self.decodeClaim(row, configuration: configuration)
                 claim.earliestBeginDate = try row.decode("earliest_begin_at")
+                claim.priority = try row.decode("priority")
+                claim.taskIdentifier = try row.decode("task_identifier")
                 claim.connectionGeneration = try row.decode("connection_generation")
                 // As an age: the database's clock and this instance's may differ.
                 claim.connectionsRenewedAt = try row.decode("connections_renewed_ago", as: Double?.self).map { Date(timeIntervalSinceNow: -$0) }
@@ -180,6 +183,9 @@ public struct TransferLedger: Sendable {
                 }
                 return claim
             }
+            // Rows of `ANY($1)` come in no particular order: the engine admits claims in this
+            // order, which decides who of a host's tasks gets a connection first.
+            claims.sort { $0.priority != $1.priority ? $0.priority > $1.priority : ($0.sessionID, $0.taskIdentifier) < ($1.sessionID, $1.taskIdentifier) }
             var credentialsBySession: [String: [StoredCredential]] = [:]
             var jarsBySession: [String: CookieJar] = [:]
             for index in claims.indices {
