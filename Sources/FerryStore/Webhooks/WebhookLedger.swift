@@ -109,4 +109,15 @@ public struct WebhookLedger: Sendable {
             return next
         }
     }
+
+    /// The horizon with its pending candidate declared safe if its transactions have ended; no
+    /// new candidate is proposed.
+    public func settle(_ horizon: EventHorizon) async throws -> EventHorizon {
+        guard horizon.isWaiting else { return horizon }
+        return try await pool.withConnection { connection in
+            var next = horizon
+            try next.resolve(on: connection)
+            return next
+        }
+    }
 }

@@ -12,6 +12,11 @@ extension WebhookService {
     /// (`decide` delivers its task's earlier events itself).
     static let unsubscribedFanOutCoalescing = Duration.milliseconds(100)
 
+    /// How often, and how long apart, the fan-out checks whether a new horizon is safe before it
+    /// fans out to the last safe one.
+    static let horizonPolls = 4
+    static let horizonPollInterval = Duration.milliseconds(2)
+
     /// Turns committed events into deliveries, in log order, up to the safe horizon.
     func runFanOut() async {
         var horizon = EventHorizon()
@@ -19,6 +24,14 @@ extension WebhookService {
             var read = 0, subscribed = 0
             do {
                 horizon = try await ledger.advance(horizon)
+                // A horizon just proposed waits for transactions that are mostly a few
+                // milliseconds from their commit: waiting for them here, briefly, fans out the
+                // events up to it now rather than a coalescing round later (webhooks.sh: a
+                // median 190 ms from an event to its delivery's creation).
+                for _ in 0..<Self.horizonPolls where horizon.isWaiting && !shouldStop {
+                    try? await Task.sleep(for: Self.horizonPollInterval)
+                    horizon = try await ledger.settle(horizon)
+                }
                 while !shouldStop {
                     let result = try await ledger.fanOut(
                         upTo: horizon.safePosition, limit: configuration.fanOutBatchSize, decisionGrace: configuration.decisionGrace
