@@ -46,18 +46,12 @@ extension WebhookService {
     /// events of a busy stream stood idle most of the time. Records are written together
     /// meanwhile; the next event is sent once the previous one was answered.
     ///
-    /// When the stream has nothing more, the slot takes another stream of the same endpoint (up to
-    /// `streamSwitches` times, and only while the instance has room for more slots, so that the
-    /// claim's round-robin across endpoints and tenants still decides who gets a slot when slots
-    /// are scarce): a claim per stream was what a backlog's drain waited for.
-    ///
-    /// A slot's answered delivery is handed to the recorder only once the slot has moved on: until
-    /// then its lease stands, so that its stream still counts as in flight everywhere. Were it
-    /// written first, another claim (here or on another instance) could give the endpoint's slot
-    /// to a new stream while this slot took another stream too.
+    /// A slot's answered delivery is handed to the recorder only once the slot has taken its
+    /// stream's next ones (or found none): until then its lease stands, so that its stream still
+    /// counts as in flight everywhere. Were it written first, another claim (here or on another
+    /// instance) could give the endpoint's slot to a new stream while this slot went on too.
     private func deliverStream(from first: ClaimedDelivery) async {
         var run = [first]
-        var switches = 0
         while !run.isEmpty {
             let claim = run.removeFirst()
             let (delivered, answered) = await attempt(claim, recording: .heldByCaller)
@@ -70,22 +64,14 @@ extension WebhookService {
                 if let answered { await submit(answered) }
                 continue
             }
-            let mayTakeAnother = switches < Self.streamSwitches && inFlight.load(ordering: .acquiring) < configuration.maximumInFlight
             do {
-                run = try await ledger.claimNext(
-                    after: claim, limit: Self.streamRun, lease: configuration.leaseDuration,
-                    orAnotherStream: mayTakeAnother, answered: mayTakeAnother ? recorder.answeredDeliveryIDs() : []
-                )
-                if let next = run.first, next.streamID != claim.streamID { switches += 1 }
+                run = try await ledger.claimNext(after: claim, limit: Self.streamRun, lease: configuration.leaseDuration)
             } catch {
                 logger.error("claiming a stream's next deliveries failed", metadata: ["error": "\(error)"])
             }
             if let answered { await submit(answered) }
         }
     }
-
-    /// How many other streams of its endpoint a slot goes on to before it returns to the claim.
-    static let streamSwitches = 16
 
     /// How many of a stream's next deliveries a slot takes at once. A run counts as one request
     /// in flight (the claim counts streams, not leases); when leases were counted, a slot holding
