@@ -71,6 +71,18 @@ start_webhook_receiver() {
     log "webhook receiver (pid $RECEIVER_PID) at $RECEIVER_URL"
 }
 
+# cpu_seconds PID… -> the CPU time (user + system) those processes have used so far, in seconds.
+cpu_seconds() {
+    local ticks=0 pid
+    for pid in "$@"; do
+        [ -r "/proc/$pid/stat" ] && ticks=$((ticks + $(awk '{print $14 + $15}' "/proc/$pid/stat")))
+    done
+    "$PYTHON" -c "import os, sys; print(f'{int(sys.argv[1]) / os.sysconf(\"SC_CLK_TCK\"):.2f}')" "$ticks"
+}
+
+# The embedded cluster's processes (postmaster and backends): they run as its own system user.
+postgres_pids() { pgrep -u ferry-postgres | tr '\n' ' '; }
+
 # A ferry that died (or was killed) leaves its embedded cluster running: stop it.
 stop_embedded_postgres() {
     local cluster="$BENCH_TMP/ferry-data/postgres"

@@ -13,7 +13,7 @@
   webhook_receiver.py reference-lua --receiver URL --secret S --out FILE
       writes a wrk script that POSTs the last webhook body received, signed like Ferry signs
       it, to /reference
-  webhook_receiver.py collect --receiver URL --events TYPE,TYPE… [--timeout S] [--quiet S]
+  webhook_receiver.py collect --receiver URL --events TYPE,TYPE… [--timeout S] [--quiet S] [--expected-ids FILE]
       with FERRY_URL, KEY and SESSION in the environment (all tasks finished): counts the
       session's events of those types in Ferry's event log (GET /v1/sessions/{id}/events),
       waits until the receiver has every one of them and Ferry lists no pending delivery, then
@@ -27,9 +27,10 @@
   POST /busy makes /webhook answer 503 with Retry-After: 3600 (nothing noted: Ferry schedules
   each task's first delivery an hour later and keeps the rest behind it), POST /open answers
   again, POST /reset forgets every record: how webhooks.sh builds a backlog to drain.
-  webhook_receiver.py backlog-ready --events TYPE,TYPE… [--timeout S]
+  webhook_receiver.py backlog-ready --events TYPE,TYPE… --out FILE [--timeout S]
       with FERRY_URL, KEY and SESSION in the environment (all tasks finished): waits until every
-      event of those types in the session's log has its delivery, pending (the fan-out is done)
+      event of those types in the session's log has its delivery, pending (the fan-out is done);
+      writes their ids to FILE, for collect --expected-ids (which then need not read the log)
   webhook_receiver.py decisions --receiver URL
       with FERRY_URL, KEY and SESSION in the environment (all tasks finished): who decided the
       session's decision events (Ferry's event log), and each decision's overhead: from the
@@ -280,8 +281,11 @@ def milliseconds(values):
 def collect(args):
     session = os.environ["SESSION"]
     types = set(args.events.split(","))
-    log = [e for e in ferry_pages(f"/v1/sessions/{session}/events") if e["type"] in types]
-    expected = {e["id"]: e for e in log}
+    if args.expected_ids:
+        with open(args.expected_ids) as file:
+            expected = dict.fromkeys(json.load(file))
+    else:
+        expected = {e["id"]: e for e in ferry_pages(f"/v1/sessions/{session}/events") if e["type"] in types}
 
     start = time.monotonic()
     pending = None
@@ -365,6 +369,8 @@ def backlog_ready(args):
     while True:
         pending = {d["eventId"] for d in ferry_pages(f"/v1/webhooks/deliveries?sessionId={session}&status=pending")}
         if expected <= pending:
+            with open(args.out, "w") as file:
+                json.dump(sorted(expected), file)
             print(len(pending))
             return
         if time.monotonic() - start > args.timeout:
@@ -470,6 +476,7 @@ def main():
     p.add_argument("--events", required=True)
     p.add_argument("--timeout", type=float, default=600)
     p.add_argument("--quiet", type=float, default=2)
+    p.add_argument("--expected-ids", help="a JSON list of the event ids to expect, instead of reading the session's log")
     p.set_defaults(run=collect)
     p = commands.add_parser("sse")
     p.add_argument("--count", type=int, required=True)
@@ -483,6 +490,7 @@ def main():
     p = commands.add_parser("backlog-ready")
     p.add_argument("--events", required=True)
     p.add_argument("--timeout", type=float, default=300)
+    p.add_argument("--out", required=True, help="where to write the ids of the events expected (JSON)")
     p.set_defaults(run=backlog_ready)
     p = commands.add_parser("decisions")
     p.add_argument("--receiver", required=True)

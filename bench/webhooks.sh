@@ -103,12 +103,19 @@ SESSION="$(api POST /v1/sessions \
 export SESSION
 ferry_bulk create "$LIST" --concurrency 8 --ids "$BENCH_TMP/backlog-ids.txt" > /dev/null
 ferry_bulk wait --timeout 600 > /dev/null
-backlog="$("$PYTHON" "$BENCH_DIR/webhook_receiver.py" backlog-ready --events "$EVENTS")"
+backlog="$("$PYTHON" "$BENCH_DIR/webhook_receiver.py" backlog-ready --events "$EVENTS" --out "$BENCH_TMP/backlog-events.json")"
 curl -fsS -X POST "$RECEIVER_URL/open"
 endpoint="$(api GET "/v1/sessions/$SESSION/delegate" | jq -r .id)"
+# Where the drain's CPU goes: Ferry, PostgreSQL and the receiver share the machine's cores.
+pg_pids="$(postgres_pids)"
+cpu_before=("$(cpu_seconds "$FERRY_PID")" "$(cpu_seconds $pg_pids)" "$(cpu_seconds "$RECEIVER_PID")")
 enabled_at=$(now)
 api POST "/v1/webhooks/endpoints/$endpoint/enable" > /dev/null
-backlog_figures="$("$PYTHON" "$BENCH_DIR/webhook_receiver.py" collect --receiver "$RECEIVER_URL" --events "$EVENTS" --timeout 300)"
+backlog_figures="$("$PYTHON" "$BENCH_DIR/webhook_receiver.py" collect --receiver "$RECEIVER_URL" --events "$EVENTS" --timeout 300 --quiet 0 \
+    --expected-ids "$BENCH_TMP/backlog-events.json")"
+drained_at=$(now)
+cpu_after=("$(cpu_seconds "$FERRY_PID")" "$(cpu_seconds $pg_pids)" "$(cpu_seconds "$RECEIVER_PID")")
+cpu_used() { elapsed "${cpu_before[$1]}" "${cpu_after[$1]}"; }
 printf '%s\n' "$backlog_figures" > "$BENCH_TMP/backlog-figures.json"
 b() { jq -r "$@" <<<"$backlog_figures"; }
 backlog_seconds="$(elapsed "$enabled_at" "$(b .lastArrival)")"
@@ -145,4 +152,6 @@ printf 'ratio ferry events/s (as the events were written) / reference requests/s
     "$(if [ "$(f .eventsPerSecond)" != null ] && [ -n "$reference_rate" ]; then ratio "$(f .eventsPerSecond)" "$reference_rate"; else echo '?'; fi)"
 printf 'backlog: %s pending deliveries drained in %s s after enabling the endpoint: %s events/s (%s missing, %s duplicates, %s out of order)\n' \
     "$backlog" "$backlog_seconds" "$backlog_rate" "$(b .missing)" "$(b .duplicates)" "$(b .outOfOrder)"
+printf '  CPU while draining (%s s until the receiver had them all; 2 cores): ferry %s s, postgres %s s, receiver %s s\n' \
+    "$(elapsed "$enabled_at" "$drained_at")" "$(cpu_used 0)" "$(cpu_used 1)" "$(cpu_used 2)"
 printf 'ratio backlog events/s / reference requests/s: %s\n' "$(ratio "$backlog_rate" "$reference_rate")"

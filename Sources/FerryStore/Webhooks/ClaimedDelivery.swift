@@ -95,3 +95,12 @@ public enum EndpointChange: Sendable, Equatable {
     /// Stop sending to it until the tenant enables it again.
     case disable(reason: String)
 }
+
+/// A ready head of a task stream that a claim saw but left for want of room: what a delivery
+/// slot of the same endpoint may take next (`WebhookLedger.takeCandidate`), once checked again.
+public struct DeliveryCandidate: Sendable {
+    public var deliveryID: String
+    public var endpointID: String
+    public var streamID: String
+    public var sequence: Int64
+}

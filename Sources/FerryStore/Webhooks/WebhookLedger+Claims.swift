@@ -30,12 +30,19 @@ extension WebhookLedger {
     ///
     /// What is in flight is counted in streams, not leases: a stream sends one request at a time,
     /// whether its slot holds one leased delivery or a run of them (`claimNext`).
-    public func claimDue(_ limits: ClaimLimits, answered: [String] = []) async throws -> (claimed: [ClaimedDelivery], nextDueIn: Duration?) {
-        guard limits.total > 0 else { return ([], nil) }
+    ///
+    /// Also answers the ready heads of task streams it left for want of room (up to
+    /// `maximumCandidates`, oldest first): a slot whose stream runs out takes one of its
+    /// endpoint's (`takeCandidate`) instead of waiting for this claim again, which reads every
+    /// pending delivery and ran one at a time for every freed slot of the instance.
+    public func claimDue(
+        _ limits: ClaimLimits, answered: [String] = []
+    ) async throws -> (claimed: [ClaimedDelivery], candidates: [DeliveryCandidate], nextDueIn: Duration?) {
+        guard limits.total > 0 else { return ([], [], nil) }
         let instanceID = self.instanceID
         let leaseSeconds = Double(limits.lease.components.seconds)
         return try await pool.withTransaction { connection in
-            let ids = try connection.query(
+            let rows = try connection.query(
                 """
                 WITH heads AS (
                     -- The oldest unfinished delivery of each stream, read in the order of the
@@ -43,11 +50,12 @@ extension WebhookLedger {
                     -- earlier one of its stream.
                     SELECT DISTINCT ON (p.endpoint_id, p.stream_id)
                            p.id, p.endpoint_id, p.tenant_id, p.session_id, p.task_id, p.event_position,
-                           p.next_attempt_at, p.lease_expires_at
+                           p.next_attempt_at, p.lease_expires_at, p.stream_id, p.sequence
                     FROM webhook_deliveries p WHERE p.status = 'pending' AND p.id <> ALL($6::text[])
                     ORDER BY p.endpoint_id, p.stream_id, p.sequence
                 ), ready AS (
-                    SELECT d.id, d.endpoint_id, d.tenant_id, d.next_attempt_at, least(w.maximum_in_flight, $2) AS endpoint_limit
+                    SELECT d.id, d.endpoint_id, d.tenant_id, d.next_attempt_at, least(w.maximum_in_flight, $2) AS endpoint_limit,
+                           d.stream_id, d.sequence, d.task_id
                     FROM heads d JOIN webhook_endpoints w ON w.id = d.endpoint_id
                     WHERE d.next_attempt_at <= now() AND w.status = 'active'
                       AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
@@ -82,14 +90,34 @@ extension WebhookLedger {
                     ORDER BY k.tenant_slot, k.endpoint_slot, k.next_attempt_at
                     LIMIT $4
                     FOR NO KEY UPDATE OF d SKIP LOCKED
+                ), leased AS (
+                    UPDATE webhook_deliveries d SET lease_owner = $1, lease_token = d.lease_token + 1,
+                        lease_expires_at = now() + make_interval(secs => $5), updated_at = now()
+                    FROM picked WHERE d.id = picked.id
+                    RETURNING d.id
                 )
-                UPDATE webhook_deliveries d SET lease_owner = $1, lease_token = d.lease_token + 1,
-                    lease_expires_at = now() + make_interval(secs => $5), updated_at = now()
-                FROM picked WHERE d.id = picked.id
-                RETURNING d.id
+                -- What was leased, then the ready task-stream heads left for want of room, oldest
+                -- first (candidates for slots whose streams run out: see `takeCandidate`).
+                SELECT r.id, r.endpoint_id, r.stream_id, r.sequence, l.id IS NOT NULL AS leased
+                FROM ready r LEFT JOIN leased l ON l.id = r.id
+                WHERE l.id IS NOT NULL OR r.task_id IS NOT NULL
+                ORDER BY l.id IS NULL, r.next_attempt_at, r.id
+                LIMIT $4 + $7
                 """,
-                [instanceID, limits.perEndpoint, limits.perTenant, limits.total, leaseSeconds, answered]
-            ).map { try $0.decode(0, as: String.self) }
+                [instanceID, limits.perEndpoint, limits.perTenant, limits.total, leaseSeconds, answered, Self.maximumCandidates]
+            )
+            var ids: [String] = []
+            var candidates: [DeliveryCandidate] = []
+            for row in rows {
+                let id = try row.decode(0, as: String.self)
+                if try row.decode(4, as: Bool.self) {
+                    ids.append(id)
+                } else {
+                    candidates.append(DeliveryCandidate(
+                        deliveryID: id, endpointID: try row.decode(1), streamID: try row.decode(2), sequence: try row.decode(3)
+                    ))
+                }
+            }
             let claimed = try ClaimedDelivery.load(ids: ids, on: connection)
             let nextDue = try connection.query(
                 """
@@ -98,7 +126,7 @@ extension WebhookLedger {
                 WHERE d.status = 'pending' AND w.status = 'active' AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
                 """
             )[0].decode(0, as: Double?.self)
-            return (claimed, nextDue.map { .milliseconds(Int64(max($0, 0) * 1000)) })
+            return (claimed, candidates, nextDue.map { .milliseconds(Int64(max($0, 0) * 1000)) })
         }
     }
 

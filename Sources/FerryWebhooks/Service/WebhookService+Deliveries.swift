@@ -18,7 +18,9 @@ extension WebhookService {
                             total: room, perEndpoint: configuration.maximumInFlightPerEndpoint,
                             perTenant: configuration.maximumInFlightPerTenant, lease: configuration.leaseDuration
                         )
-                        let (claimed, nextDue) = try await ledger.claimDue(limits, answered: recorder.answeredDeliveryIDs())
+                        let (claimed, left, nextDue) = try await ledger.claimDue(limits, answered: recorder.answeredDeliveryIDs())
+                        let byEndpoint = Dictionary(grouping: left, by: \.endpointID).mapValues { ArraySlice($0) }
+                        candidates.withLock { $0 = byEndpoint }
                         for claim in claimed {
                             inFlight.add(1, ordering: .acquiringAndReleasing)
                             group.addTask {
@@ -46,12 +48,20 @@ extension WebhookService {
     /// events of a busy stream stood idle most of the time. Records are written together
     /// meanwhile; the next event is sent once the previous one was answered.
     ///
+    /// When the stream has nothing more, the slot takes a stream the last claim left for want of
+    /// room (`takeCandidate`, up to `streamSwitches` times, and only while the instance has room
+    /// for more slots, so that the claim's round-robin across endpoints and tenants decides when
+    /// slots are scarce): a claim reads every pending delivery, and every freed slot waiting for
+    /// one was what a backlog's drain spent PostgreSQL's time on.
+    ///
     /// A slot's answered delivery is handed to the recorder only once the slot has taken its
-    /// stream's next ones (or found none): until then its lease stands, so that its stream still
-    /// counts as in flight everywhere. Were it written first, another claim (here or on another
-    /// instance) could give the endpoint's slot to a new stream while this slot went on too.
+    /// stream's next ones (or another stream, or found none): until then its lease stands, so that
+    /// its stream still counts as in flight everywhere. Were it written first, another claim (here
+    /// or on another instance) could give the endpoint's slot to a new stream while this slot
+    /// went on too.
     private func deliverStream(from first: ClaimedDelivery) async {
         var run = [first]
+        var switches = 0
         while !run.isEmpty {
             let claim = run.removeFirst()
             let (delivered, answered) = await attempt(claim, recording: .heldByCaller)
@@ -66,12 +76,42 @@ extension WebhookService {
             }
             do {
                 run = try await ledger.claimNext(after: claim, limit: Self.streamRun, lease: configuration.leaseDuration)
+                if run.isEmpty, switches < Self.streamSwitches, inFlight.load(ordering: .acquiring) < configuration.maximumInFlight {
+                    run = try await takeCandidate(of: claim.endpointID)
+                    switches += 1
+                }
             } catch {
                 logger.error("claiming a stream's next deliveries failed", metadata: ["error": "\(error)"])
             }
             if let answered { await submit(answered) }
         }
     }
+
+    /// How many other streams a slot goes on to before it ends.
+    static let streamSwitches = 16
+
+    /// A stream the last claim left for this endpoint, with its run; empty when none is left.
+    private func takeCandidate(of endpointID: String) async throws -> [ClaimedDelivery] {
+        let tried = candidates.withLock { byEndpoint -> ArraySlice<DeliveryCandidate> in
+            guard let waiting = byEndpoint[endpointID] else { return [] }
+            byEndpoint[endpointID] = waiting.dropFirst(Self.candidatesPerSwitch)
+            return waiting.prefix(Self.candidatesPerSwitch)
+        }
+        guard !tried.isEmpty else { return [] }
+        let (run, used) = try await ledger.takeCandidate(
+            Array(tried), limit: Self.streamRun, lease: configuration.leaseDuration, answered: recorder.answeredDeliveryIDs()
+        )
+        // Those not looked at go back, first in line.
+        let unused = tried.dropFirst(used)
+        if !unused.isEmpty {
+            candidates.withLock { byEndpoint in byEndpoint[endpointID] = unused + (byEndpoint[endpointID] ?? []) }
+        }
+        return run
+    }
+
+    /// Candidates one switch looks at, at most: most are still good; some another slot or
+    /// instance took meanwhile.
+    static let candidatesPerSwitch = 4
 
     /// How many of a stream's next deliveries a slot takes at once. A run counts as one request
     /// in flight (the claim counts streams, not leases); when leases were counted, a slot holding

@@ -27,6 +27,9 @@ public final class WebhookService: Service, Sendable {
     /// the deliveries of its task's earlier events itself.
     let shutdownBell = WakeSignal()
     let inFlight = Atomic<Int>(0)
+    /// Per endpoint, the ready heads the last claim left for want of room, oldest first: what a
+    /// slot whose stream runs out takes next (see `deliverStream`).
+    let candidates = Mutex<[String: ArraySlice<DeliveryCandidate>]>([:])
     /// Sessions with attempts recorded since the delivery loop last checked whether a background
     /// session's events are all delivered (`session.didFinishEvents`): one check per loop turn
     /// for all of them, not a transaction per attempt.

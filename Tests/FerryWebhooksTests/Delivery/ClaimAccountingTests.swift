@@ -50,6 +50,45 @@ struct ClaimAccountingTests {
         }
     }
 
+    @Test("a claim hands back the heads it left for want of room; a slot takes each once, skipping what is stale")
+    func candidatesLeftByTheClaim() async throws {
+        try await WebhookHarness.run(start: false) { ferry in
+            let session = try await ferry.database.sessions.create(
+                tenantID: ferry.tenant.id,
+                SessionCreation(
+                    configuration: SessionConfiguration(kind: .default),
+                    delegate: DelegateSpec(url: "http://127.0.0.1:9/hooks", secret: WebhookHarness.newSecret(), maximumInFlight: 1)
+                )
+            ).session
+            let ledger = ferry.database.webhookLedger(instanceID: "claims-test")
+            // Three streams, fanned out one after another (so due in this order): a, b (two events), c.
+            var tasks: [String: String] = [:]
+            for name in ["a", "b", "c"] {
+                let task = try await ferry.makeTask(in: session)
+                if name == "b" { try await ferry.emit(.downloadTaskDidWriteData, task: task) }
+                tasks[task.id] = name
+                try await fanOutEverything(ledger)
+            }
+            func names(_ claimed: [ClaimedDelivery]) -> [String] {
+                claimed.map { "\(tasks[$0.streamID] ?? "?")\($0.event.sequence)" }
+            }
+            let limits = WebhookLedger.ClaimLimits(total: 10, perEndpoint: 64, perTenant: 64, lease: .seconds(30))
+            let (claimed, left, _) = try await ledger.claimDue(limits)
+            #expect(names(claimed) == ["a1"], "the endpoint allows one request at a time")
+            #expect(left.map { "\(tasks[$0.streamID] ?? "?")\($0.sequence)" } == ["b1", "c1"])
+
+            // a1 was answered: its slot goes on with b, the whole run.
+            let answered = claimed.map(\.deliveryID)
+            let (run, used) = try await ledger.takeCandidate(left, limit: 16, lease: .seconds(30), answered: answered)
+            #expect(names(run) == ["b1", "b2"])
+            #expect(used == 1)
+            // Offered again, b1 is stale (leased): skipped, and c1 taken.
+            let (next, usedNext) = try await ledger.takeCandidate(left, limit: 16, lease: .seconds(30), answered: answered)
+            #expect(names(next) == ["c1"])
+            #expect(usedNext == 2)
+        }
+    }
+
     /// Moves the fan-out past every committed event.
     private func fanOutEverything(_ ledger: WebhookLedger) async throws {
         var horizon = EventHorizon()
