@@ -54,7 +54,9 @@ struct ServeCommand: AsyncParsableCommand {
         let hub = NotificationHub(conninfo: opened.conninfo, logger: logger)
         let webhooks = try WebhookService(
             configuration: WebhookConfiguration(
-                instanceID: settings.instanceID, addressPolicy: AddressPolicy(allowedNetworks: settings.allowedNetworks)
+                instanceID: settings.instanceID, addressPolicy: AddressPolicy(allowedNetworks: settings.allowedNetworks),
+                requestTimeout: settings.webhookRequestTimeout, connectTimeout: settings.webhookRequestTimeout,
+                leaseDuration: settings.webhookLease
             ),
             database: database, hub: hub, logger: logger
         )

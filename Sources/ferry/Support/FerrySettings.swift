@@ -82,7 +82,8 @@ struct FerrySettingsOptions: ParsableArguments {
             idleTimeout: try count(nil, "FERRY_IDLE_TIMEOUT", in: 1...3600).map { Duration.seconds($0) } ?? APIServer.defaultIdleTimeout,
             maximumEventStreamsPerTenant: try count(nil, "FERRY_MAX_EVENT_STREAMS", in: 1...10_000) ?? EventStreams.defaultMaximumPerTenant,
             diskReserveBytes: try count(nil, "FERRY_DISK_RESERVE_BYTES", in: 0...(1 << 50)).map(Int64.init) ?? DiskSpace.defaultReserveBytes,
-            memoryBudgetBytes: try count(nil, "FERRY_MEMORY_BUDGET_BYTES", in: (16 << 20)...(1 << 40)) ?? MemoryBudget.defaultCapacity
+            memoryBudgetBytes: try count(nil, "FERRY_MEMORY_BUDGET_BYTES", in: (16 << 20)...(1 << 40)) ?? MemoryBudget.defaultCapacity,
+            webhookLease: try count(nil, "FERRY_WEBHOOK_LEASE", in: 3...3600).map { Duration.seconds($0) } ?? FerrySettings.defaultWebhookLease
         )
     }
 }
@@ -107,4 +108,16 @@ struct FerrySettings: Sendable {
     var diskReserveBytes: Int64
     /// What transfers may hold in memory in all (data-task bodies, ephemeral URL caches).
     var memoryBudgetBytes: Int
+    /// How long a webhook delivery being sent stays this instance's: after a crash, another
+    /// instance sends it again once this has passed.
+    var webhookLease: Duration
+
+    static let defaultWebhookLease = Duration.seconds(30)
+
+    /// A webhook request's timeout (connection included): at most 10 s, and a third of the
+    /// lease, so that a delivery is answered or given up well before another instance may take
+    /// it over and send it a second time.
+    var webhookRequestTimeout: Duration {
+        min(.seconds(10), webhookLease / 3)
+    }
 }
