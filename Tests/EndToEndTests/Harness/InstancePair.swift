@@ -7,9 +7,10 @@ struct InstancePair {
     let right: FerryInstance
     let apiKey: String
 
-    static func start(in testbed: Testbed) async throws -> InstancePair {
-        async let left = testbed.start("left")
-        async let right = testbed.start("right")
+    /// `environment` is added to both instances' (settings a test shortens, such as leases).
+    static func start(in testbed: Testbed, environment: [String: String] = [:]) async throws -> InstancePair {
+        async let left = testbed.start("left") { $0.extraEnvironment.merge(environment) { $1 } }
+        async let right = testbed.start("right") { $0.extraEnvironment.merge(environment) { $1 } }
         let pair = try await (left, right)
         let (_, client) = try await testbed.makeTenant(on: pair.0)
         guard let key = client.token else { throw HarnessError("no API key") }
