@@ -18,6 +18,10 @@ by spaces) from the environment.
   ferry_bulk.py summary
       pages through the sessions' tasks; prints counts, errors (code and reason) and the span
       from the first creation to the last completion as recorded by Ferry
+  ferry_bulk.py sessions URL_FILE --secret S --events TYPE,TYPE… [--concurrency N]
+      creates one default session per line, whose delegate is the line's URL (signed with S,
+      subscribed to those events); prints the sessions' ids, a line each, in the file's order
+      (SESSION is not needed)
 """
 import argparse
 import collections
@@ -33,7 +37,7 @@ import urllib.parse
 
 BASE = urllib.parse.urlsplit(os.environ["FERRY_URL"])
 KEY = os.environ["KEY"]
-SESSIONS = os.environ["SESSION"].split()
+SESSIONS = os.environ.get("SESSION", "").split()
 
 
 class Connection:
@@ -175,6 +179,38 @@ def create(args):
     print(json.dumps(result))
 
 
+def sessions(args):
+    urls = [line.strip() for line in open(args.url_file) if line.strip()]
+    ids = [None] * len(urls)
+    jobs = queue.Queue()
+    for index, url in enumerate(urls):
+        jobs.put((index, url))
+    events = args.events.split(",")
+
+    def worker():
+        connection = Connection()
+        while True:
+            try:
+                index, url = jobs.get_nowait()
+            except queue.Empty:
+                break
+            body = {"configuration": {"kind": "default"}, "delegate": {"url": url, "secret": args.secret, "events": events}}
+            status, payload = request(connection, "POST", "/v1/sessions", json.dumps(body))
+            if status != 201:
+                sys.exit(f"creating a session for {url} answered {status}: {payload[:300]!r}")
+            ids[index] = json.loads(payload)["id"]
+        connection.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(args.concurrency)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if None in ids:
+        sys.exit("some sessions were not created")
+    print("\n".join(ids))
+
+
 def wait(args):
     print(json.dumps({"seconds": wait_until_done(args.timeout, args.interval, args.first_wait_for)}))
 
@@ -270,8 +306,13 @@ def main():
     waiting = commands.add_parser("wait", parents=[polling])
     waiting.add_argument("--first-wait-for", help="a task to long-poll until it completes before polling the list")
     commands.add_parser("summary")
+    making = commands.add_parser("sessions")
+    making.add_argument("url_file")
+    making.add_argument("--secret", required=True)
+    making.add_argument("--events", required=True)
+    making.add_argument("--concurrency", type=int, default=8)
     args = parser.parse_args()
-    {"create": create, "wait": wait, "summary": summary}[args.command](args)
+    {"create": create, "wait": wait, "summary": summary, "sessions": sessions}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,10 @@
       GET /stats: counts so far; GET /records: every webhook noted, in arrival order; GET
       /sample: the last webhook's body. A decision event (DECISION_TYPES) is answered 200 with
       what lets the task go on (`decision_reply`), and its record notes when the answer was written.
+      One receiver serves many endpoints: any path under /webhook/ is received the same way and
+      noted with its path, except that a path with a /hang/ segment is never answered (the
+      request is held until the sender gives up) and one with a /slow/ segment is answered after
+      --slow seconds (default 2).
   webhook_receiver.py reference-lua --receiver URL --secret S --out FILE
       writes a wrk script that POSTs the last webhook body received, signed like Ferry signs
       it, to /reference
@@ -18,6 +22,13 @@
       session's events of those types in Ferry's event log (GET /v1/sessions/{id}/events),
       waits until the receiver has every one of them and Ferry lists no pending delivery, then
       QUIET seconds more for duplicates; prints the figures as JSON
+  webhook_receiver.py collect-endpoints --receiver URL --plan FILE --events TYPE,TYPE… [--timeout S]
+      for bench/receivers.sh, with FERRY_URL in the environment (all tasks finished). FILE has a
+      line per delegate endpoint: ROLE KEY SESSION URL (ROLE: a tenant's name, or hang/slow for
+      the faulty endpoints). Waits until Ferry lists no pending delivery outside the faulty
+      endpoints' sessions and the receiver has every event of those types of the other sessions
+      (their event logs); prints, as JSON, the healthy endpoints' events per second (first to last
+      arrival), the delay from each event to its arrival per role, and what the faulty ones got
   webhook_receiver.py sse --count N --out FILE [--after POSITION] [--timeout S]
       with FERRY_URL and KEY in the environment: reads GET /v1/events/stream (from the end of the
       log, or after POSITION as Last-Event-ID) until N events arrived or TIMEOUT passed; writes
@@ -48,6 +59,7 @@ import http.server
 import json
 import math
 import os
+import select
 import sys
 import threading
 import time
@@ -88,8 +100,9 @@ def sign(key, message_id, timestamp, body):
 # serve
 
 class Receiver:
-    def __init__(self, key):
+    def __init__(self, key, slow_seconds=2.0):
         self.key = key
+        self.slow_seconds = slow_seconds
         self.lock = threading.Lock()
         self.records = []
         self.sample = b"{}"
@@ -136,9 +149,10 @@ def make_handler(receiver):
                         receiver.busy = path == "/busy"
                 self.answer(204)
                 return
-            if path not in ("/webhook", "/reference"):
+            if path not in ("/webhook", "/reference") and not path.startswith("/webhook/"):
                 self.answer(404)
                 return
+            segments = path.split("/")
             if path == "/webhook" and receiver.busy:
                 self.send_response(503)
                 self.send_header("Retry-After", "3600")
@@ -154,6 +168,7 @@ def make_handler(receiver):
                     "timestamp": event.get("timestamp"), "arrived": arrived,
                     "taskId": data.get("taskId"), "sessionId": data.get("sessionId"), "sequence": data.get("sequence"),
                     "headerTimestamp": int(self.headers.get("webhook-timestamp") or 0), "signed": ok,
+                    "path": path,
                 }
             except (ValueError, AttributeError):
                 record = None
@@ -168,12 +183,24 @@ def make_handler(receiver):
                     record["index"] = len(receiver.records)
                     receiver.records.append(record)
                     receiver.sample = body
-            if record is not None and record["type"] in DECISION_TYPES:
+            if "hang" in segments:
+                self.hang_until_closed()
+            elif "slow" in segments:
+                time.sleep(receiver.slow_seconds)
+                self.answer(204)
+            elif record is not None and record["type"] in DECISION_TYPES:
                 self.answer(200, decision_reply(event))
                 with receiver.lock:
                     record["answered"] = time.time()
             else:
                 self.answer(204)
+
+        def hang_until_closed(self):
+            """An endpoint that never answers: holds the request until the sender hangs up."""
+            # The sender sends nothing more before an answer: readable means it hung up.
+            while not select.select([self.connection], [], [], 1.0)[0]:
+                pass
+            self.close_connection = True
 
         def do_GET(self):
             path = self.path.split("?")[0]
@@ -207,7 +234,7 @@ class Server(http.server.ThreadingHTTPServer):
 
 
 def serve(args):
-    receiver = Receiver(secret_key(args.secret))
+    receiver = Receiver(secret_key(args.secret), args.slow)
     server = Server(("127.0.0.1", args.port), make_handler(receiver))
     server.serve_forever()
 
@@ -252,9 +279,9 @@ def get_json(base, path, headers=None):
         connection.close()
 
 
-def ferry_pages(path):
-    """Every item of a Ferry list, following nextCursor."""
-    headers = {"Authorization": "Bearer " + os.environ["KEY"]}
+def ferry_pages(path, key=None):
+    """Every item of a Ferry list, following nextCursor (with KEY's tenant unless `key` is given)."""
+    headers = {"Authorization": "Bearer " + (key or os.environ["KEY"])}
     items, after = [], None
     while True:
         separator = "&" if "?" in path else "?"
@@ -378,6 +405,96 @@ def backlog_ready(args):
         time.sleep(0.2)
 
 
+# The roles of collect-endpoints' plan whose deliveries are not expected to arrive (in time).
+FAULTY_ROLES = {"hang", "slow"}
+
+
+def collect_endpoints(args):
+    plan = [line.split() for line in open(args.plan) if line.strip()]
+    role_of_path = {urllib.parse.urlsplit(url).path: role for role, _, _, url in plan}
+    faulty_sessions = {session for role, _, session, _ in plan if role in FAULTY_ROLES}
+    keys = sorted({key for _, key, _, _ in plan})
+    types = set(args.events.split(","))
+    start = time.monotonic()
+
+    def timed_out():
+        return time.monotonic() - start > args.timeout
+
+    # Ferry has sent everything but the faulty endpoints' deliveries...
+    while not timed_out():
+        pending = [d for key in keys for d in ferry_pages("/v1/webhooks/deliveries?status=pending", key)
+                   if d["sessionId"] not in faulty_sessions]
+        if not pending:
+            break
+        time.sleep(0.5)
+    # ...which are the healthy sessions' events of the subscribed types, as their logs hold them.
+    expected = {}
+    for role, key, session, _ in plan:
+        if role not in FAULTY_ROLES:
+            for event in ferry_pages(f"/v1/sessions/{session}/events", key):
+                if event["type"] in types:
+                    expected[event["id"]] = event
+    while True:
+        records = [r for r in get_json(args.receiver, "/records") if r.get("path") in role_of_path]
+        if set(expected) <= {r["id"] for r in records} or timed_out():
+            break
+        time.sleep(0.5)
+
+    first = {}
+    for record in records:   # in arrival order
+        first.setdefault(record["id"], record)
+    by_role = collections.defaultdict(list)
+    for record in first.values():
+        by_role[role_of_path[record["path"]]].append(record)
+    healthy = sorted((r for r in first.values() if role_of_path[r["path"]] not in FAULTY_ROLES), key=lambda r: r["index"])
+    healthy_records = [r for r in records if role_of_path[r["path"]] not in FAULTY_ROLES]
+    span = healthy[-1]["arrived"] - healthy[0]["arrived"] if len(healthy) > 1 else None
+
+    last, out_of_order = {}, 0
+    for record in healthy:
+        stream = record["taskId"] or record["sessionId"]
+        if stream in last and record["sequence"] < last[stream]:
+            out_of_order += 1
+        last[stream] = max(last.get(stream, -1), record["sequence"])
+
+    # Where the delay goes, on Ferry's records (as collect does): event written -> delivery row
+    # (fan-out) -> first attempt started -> arrival here.
+    steps = collections.defaultdict(lambda: collections.defaultdict(list))
+    for key in keys:
+        for delivery in ferry_pages("/v1/webhooks/deliveries", key):
+            record = first.get(delivery["eventId"])
+            started = [parse_time(a["startedAt"]) for a in delivery.get("attempts") or []]
+            if record is None or not started:
+                continue
+            role = role_of_path[record["path"]]
+            written, created = parse_time(record["timestamp"]), parse_time(delivery["createdAt"])
+            steps[role]["eventToFanOutMs"].append(created - written)
+            steps[role]["fanOutToAttemptMs"].append(min(started) - created)
+            steps[role]["attemptToArrivalMs"].append(record["arrived"] - min(started))
+
+    def role_figures(role):
+        arrivals = by_role.get(role, [])
+        written = [parse_time(r["timestamp"]) for r in arrivals]
+        return {
+            **{name: milliseconds(values) for name, values in steps[role].items()},
+            "events": len(arrivals),
+            "arrivals": sum(1 for r in records if role_of_path[r["path"]] == role),
+            "delayMs": milliseconds([r["arrived"] - parse_time(r["timestamp"]) for r in arrivals]),
+            "firstWritten": min(written, default=None), "lastWritten": max(written, default=None),
+            "firstArrival": min((r["arrived"] for r in arrivals), default=None),
+            "lastArrival": max((r["arrived"] for r in arrivals), default=None),
+        }
+
+    print(json.dumps({
+        "endpoints": len(plan), "expected": len(expected), "healthyEvents": len(healthy),
+        "missing": len(set(expected) - set(first)), "duplicates": len(healthy_records) - len(healthy),
+        "outOfOrder": out_of_order, "waitedSeconds": round(time.monotonic() - start, 3),
+        "spanSeconds": round(span, 3) if span else None,
+        "eventsPerSecond": round((len(healthy) - 1) / span, 1) if span else None,
+        "roles": {role: role_figures(role) for role in sorted(set(role_of_path.values()))},
+    }))
+
+
 def sse(args):
     url = urllib.parse.urlsplit(os.environ["FERRY_URL"])
     connection = http.client.HTTPConnection(url.hostname, url.port, timeout=args.timeout)
@@ -465,6 +582,7 @@ def main():
     p = commands.add_parser("serve")
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--secret", required=True)
+    p.add_argument("--slow", type=float, default=2.0, help="seconds before a /slow/ path is answered")
     p.set_defaults(run=serve)
     p = commands.add_parser("reference-lua")
     p.add_argument("--receiver", required=True)
@@ -478,6 +596,12 @@ def main():
     p.add_argument("--quiet", type=float, default=2)
     p.add_argument("--expected-ids", help="a JSON list of the event ids to expect, instead of reading the session's log")
     p.set_defaults(run=collect)
+    p = commands.add_parser("collect-endpoints")
+    p.add_argument("--receiver", required=True)
+    p.add_argument("--plan", required=True)
+    p.add_argument("--events", required=True)
+    p.add_argument("--timeout", type=float, default=600)
+    p.set_defaults(run=collect_endpoints)
     p = commands.add_parser("sse")
     p.add_argument("--count", type=int, required=True)
     p.add_argument("--out", required=True)
