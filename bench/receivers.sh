@@ -21,6 +21,9 @@
 #     events were written while the big tenant's were still arriving (the fairness target: the
 #     one-endpoint tenant is not starved by the 900-endpoint one);
 #   - what the faulty endpoints received.
+# ANALYZE=1 (a diagnostic) has PostgreSQL gather fresh statistics of webhook_endpoints once each
+# round's endpoints exist, before its tasks start: with the statistics of an almost empty table
+# the planner joins each fanned-out event to every endpoint of its tenant (see bench/README.md).
 source "$(dirname "$0")/lib.sh"
 
 ENDPOINTS="${ENDPOINTS:-1000}"
@@ -85,6 +88,10 @@ round() {
             for k in $(seq 1 "$count"); do echo "$session $NGINX_URL/endpoint.bin?round=$label&session=$session&task=$k"; done
         done > "$dir/tasks-$tenant.txt"
     done
+    if [ -n "${ANALYZE:-}" ]; then
+        psql -X -q "postgresql:///ferry?host=$FERRY_DATA/postgres/run&user=ferry" -c 'ANALYZE webhook_endpoints' \
+            || die "ANALYZE failed"
+    fi
     log "round $label: $(wc -l < "$dir/plan.txt") endpoints, $(cat "$dir"/tasks-*.txt | wc -l) tasks + $SMALL_TASKS of the small tenant"
 
     local small_session
@@ -106,6 +113,7 @@ round() {
     for tenant in big mid small; do
         SESSION="$(tr '\n' ' ' < "$dir/sessions-$tenant.txt")" KEY="${keys[$tenant]}" ferry_bulk wait --timeout 600 > /dev/null
     done
+    elapsed "$start" "$created_at" > "$BENCH_TMP/created-seconds-$label"
     log "round $label: tasks created in $(elapsed "$start" "$created_at") s, all completed after $(elapsed "$start" "$(now)") s; waiting for the webhooks"
     "$PYTHON" "$BENCH_DIR/webhook_receiver.py" collect-endpoints --receiver "$RECEIVER_URL" --plan "$dir/plan.txt" \
         --events "$EVENTS" --timeout 300 > "$BENCH_TMP/figures-$label.json"
@@ -124,7 +132,8 @@ for label in a b; do
     printf 'round %s (%s): %s endpoints, %s healthy events (%s expected, %s missing, %s duplicates, %s out of order)\n' \
         "$label" "$(if [ "$label" = a ]; then echo 'all healthy'; else echo 'one never answers, one answers after 2 s'; fi)" \
         "$(f .endpoints)" "$(f .healthyEvents)" "$(f .expected)" "$(f .missing)" "$(f .duplicates)" "$(f .outOfOrder)"
-    printf '  healthy endpoints: %s events/s (first to last arrival, %s s)\n' "$(f .eventsPerSecond)" "$(f .spanSeconds)"
+    printf '  healthy endpoints: %s events/s (first to last arrival, %s s; the tasks were created in %s s); the last arrived %s s after the last was written\n' \
+        "$(f .eventsPerSecond)" "$(f .spanSeconds)" "$(cat "$BENCH_TMP/created-seconds-$label")" "$(f .drainSeconds)"
     printf '  event -> arrival: small tenant (1 endpoint) %s; big tenant (%s endpoints) %s; mid %s\n' \
         "$(delays "$label" small)" "$BIG_ENDPOINTS" "$(delays "$label" big)" "$(delays "$label" mid)"
     for role in small big; do

@@ -491,6 +491,9 @@ def collect_endpoints(args):
         "outOfOrder": out_of_order, "waitedSeconds": round(time.monotonic() - start, 3),
         "spanSeconds": round(span, 3) if span else None,
         "eventsPerSecond": round((len(healthy) - 1) / span, 1) if span else None,
+        # Whether delivery kept up with the events: from the last healthy event written to the
+        # last healthy arrival.
+        "drainSeconds": round(healthy[-1]["arrived"] - max(parse_time(r["timestamp"]) for r in healthy), 3) if healthy else None,
         "roles": {role: role_figures(role) for role in sorted(set(role_of_path.values()))},
     }))
 
