@@ -3,11 +3,11 @@ import Testing
 
 /// Two instances deliver one delegate's webhooks; one is killed while its requests are open.
 /// Delivery is at least once: what the dead instance had in flight is sent again by the other
-/// once the leases lapse, and nothing else is lost, reordered or repeated.
+/// once the leases lapse (with what it had answered but not yet recorded), and nothing else is
+/// lost, reordered or repeated.
 @Suite("Webhook deliveries survive the SIGKILL of one of two instances")
 struct WebhookTakeoverTests {
-    /// The delegate's `maximumInFlight`: requests open to the endpoint across the cluster, and
-    /// so the most deliveries a crash can leave answered-but-unrecorded or unanswered.
+    /// The delegate's `maximumInFlight`: requests open to the endpoint across the cluster.
     static let maximumInFlight = 4
     static let taskCount = 48
     /// Short, so the survivor takes the dead instance's deliveries over within the test's time
@@ -20,7 +20,7 @@ struct WebhookTakeoverTests {
         "task.didFinishCollectingMetrics", "task.didCompleteWithError",
     ]
 
-    @Test("killing an instance mid-delivery loses no event, keeps per-task order and repeats at most maximumInFlight",
+    @Test("killing an instance mid-delivery loses no event, keeps per-task order and repeats only what it held",
           .timeLimit(.minutes(1)))
     func killMidDelivery() async throws {
         // 80–160 ms per answer with 4 in flight: about 35 events/s, so the ~240 events of the
@@ -79,8 +79,9 @@ struct WebhookTakeoverTests {
             // Every download has at least these four (didWriteData may be coalesced away).
             #expect(events.count >= 4 * Self.taskCount, "only \(events.count) events for \(Self.taskCount) downloads")
 
+            // Only what the killed instance held leased can come twice: its requests in flight, and
+            // those answered whose record (a group commit, tens of milliseconds) was not written yet.
             let duplicates = arrivals.count - Set(arrivals).count
-            #expect(duplicates <= Self.maximumInFlight, "\(duplicates) deliveries arrived twice; at most \(Self.maximumInFlight) were in flight")
             #expect(Int64(duplicates) <= orphaned, "\(duplicates) deliveries arrived twice, but the killed instance held only \(orphaned)")
             // Both instances' requests together: the endpoint's limit holds across the cluster.
             #expect(receiver.mostOpen <= Self.maximumInFlight, "\(receiver.mostOpen) requests were open at once")
