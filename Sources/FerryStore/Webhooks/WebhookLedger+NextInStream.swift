@@ -11,24 +11,45 @@ extension WebhookLedger {
     /// only the oldest unfinished delivery of a stream (here `previous`, or one before this run,
     /// until recorded), and these rows are locked before they are checked. Empty for a session's
     /// own stream (those also wait for the session's tasks: the claim's business).
-    public func claimNext(after previous: ClaimedDelivery, limit: Int, lease: Duration) async throws -> [ClaimedDelivery] {
-        guard previous.event.taskID != nil, limit > 0 else { return [] }
+    ///
+    /// When the stream has nothing more, takes instead, in the same transaction, the first of
+    /// `candidates` (ready heads a claim left for want of room, oldest first) that is still due,
+    /// not leased, the head of its stream (nothing earlier unfinished but what `answered` lists)
+    /// and of an active endpoint, with the rest of its stream's run: the endpoint's count of
+    /// streams in flight stays the same (one ends, one starts). Each candidate costs a look-up by
+    /// key and one probe of the stream index, not a pass over every pending delivery. Also
+    /// answers how many candidates it used up (taken, or found stale).
+    public func claimNext(
+        after previous: ClaimedDelivery, limit: Int, lease: Duration,
+        orOneOf candidates: [DeliveryCandidate] = [], answered: [String] = []
+    ) async throws -> (run: [ClaimedDelivery], candidatesUsed: Int) {
+        guard previous.event.taskID != nil, limit > 0 else { return ([], 0) }
         return try await pool.withTransaction { connection in
-            let ids = try takeRun(
+            let run = try takeRun(
                 endpointID: previous.endpointID, streamID: previous.streamID, after: previous.event.sequence,
                 limit: limit, lease: lease, on: connection
             )
-            return try ClaimedDelivery.load(ids: ids, on: connection)
+            guard run.isEmpty else { return (run, 0) }
+            for (index, candidate) in candidates.enumerated()
+            where try takeHead(candidate, answered: answered, lease: lease, on: connection) {
+                let run = try takeRun(
+                    endpointID: candidate.endpointID, streamID: candidate.streamID, after: candidate.sequence,
+                    limit: limit - 1, lease: lease, including: candidate.deliveryID, on: connection
+                )
+                return (run, index + 1)
+            }
+            return ([], candidates.count)
         }
     }
 
     /// Leases up to `limit` consecutive deliveries of a stream after `sequence` that are due and
-    /// not leased, stopping at the first that is not; returns their ids.
+    /// not leased, stopping at the first that is not; answers them (with `head`, leased earlier
+    /// in this transaction, first), loaded in the same statement.
     private func takeRun(
-        endpointID: String, streamID: String, after sequence: Int64, limit: Int, lease: Duration, on connection: PostgresConnection
-    ) throws -> [String] {
-        guard limit > 0 else { return [] }
-        return try connection.query(
+        endpointID: String, streamID: String, after sequence: Int64, limit: Int, lease: Duration,
+        including head: String? = nil, on connection: PostgresConnection
+    ) throws -> [ClaimedDelivery] {
+        try connection.query(
             """
             WITH following AS (
                 SELECT n.id, n.sequence,
@@ -40,64 +61,50 @@ extension WebhookLedger {
             ), run AS (
                 SELECT id FROM following
                 WHERE sequence < coalesce((SELECT min(sequence) FROM following WHERE NOT takeable), 9223372036854775807)
+            ), leased AS (
+                UPDATE webhook_deliveries d SET lease_owner = $4, lease_token = d.lease_token + 1,
+                    lease_expires_at = now() + make_interval(secs => $5), updated_at = now()
+                FROM run
+                WHERE d.id = run.id
+                  AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.status = 'active')
+                RETURNING d.*
             )
-            UPDATE webhook_deliveries d SET lease_owner = $4, lease_token = d.lease_token + 1,
-                lease_expires_at = now() + make_interval(secs => $5), updated_at = now()
-            FROM run
-            WHERE d.id = run.id
-              AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.status = 'active')
-            RETURNING d.id
+            SELECT \(ClaimedDelivery.columns)
+            FROM (SELECT * FROM leased UNION ALL SELECT * FROM webhook_deliveries WHERE id = $7) d
+            JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
+            ORDER BY e.position
             """,
-            [endpointID, streamID, sequence, instanceID, lease.secondsValue, limit]
-        ).map { try $0.decode(0, as: String.self) }
+            [endpointID, streamID, sequence, instanceID, lease.secondsValue, max(limit, 0), head]
+        ).map(ClaimedDelivery.decode)
     }
 
     /// The most ready heads a claim hands back as candidates.
     public static let maximumCandidates = 512
 
-    /// Leases the first of `candidates` (ready heads a claim left, oldest first) that is still
-    /// due, not leased, the head of its stream (nothing earlier unfinished but what `answered`
-    /// lists) and of an active endpoint, with the rest of its stream's run (up to `limit` in
-    /// all), for a slot whose stream ran out: the endpoint's count of streams in flight stays the
-    /// same (one ends, one starts). Each candidate is a look-up by key and one probe of the stream
-    /// index, not a pass over every pending delivery. Also answers how many candidates it used up
-    /// (taken, or found stale).
-    public func takeCandidate(
-        _ candidates: [DeliveryCandidate], limit: Int, lease: Duration, answered: [String]
-    ) async throws -> (run: [ClaimedDelivery], used: Int) {
-        guard !candidates.isEmpty, limit > 0 else { return ([], 0) }
-        let instanceID = self.instanceID
-        return try await pool.withTransaction { connection in
-            for (index, candidate) in candidates.enumerated() {
-                let taken = try connection.query(
-                    """
-                    WITH head AS (
-                        SELECT d.id FROM webhook_deliveries d
-                        WHERE d.id = $1 AND d.status = 'pending' AND d.next_attempt_at <= now()
-                          AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
-                          AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.status = 'active')
-                          AND NOT EXISTS (
-                              SELECT 1 FROM webhook_deliveries q
-                              WHERE q.endpoint_id = $2 AND q.stream_id = $3 AND q.status = 'pending' AND q.sequence < $4
-                                AND q.id <> ALL($5::text[]))
-                        FOR NO KEY UPDATE SKIP LOCKED
-                    )
-                    UPDATE webhook_deliveries d SET lease_owner = $6, lease_token = d.lease_token + 1,
-                        lease_expires_at = now() + make_interval(secs => $7), updated_at = now()
-                    FROM head WHERE d.id = head.id
-                    RETURNING d.id
-                    """,
-                    [candidate.deliveryID, candidate.endpointID, candidate.streamID, candidate.sequence, answered, instanceID, lease.secondsValue]
-                )
-                guard !taken.isEmpty else { continue }
-                let run = try takeRun(
-                    endpointID: candidate.endpointID, streamID: candidate.streamID, after: candidate.sequence,
-                    limit: limit - 1, lease: lease, on: connection
-                )
-                return (try ClaimedDelivery.load(ids: [candidate.deliveryID] + run, on: connection), index + 1)
-            }
-            return ([], candidates.count)
-        }
+    /// Leases `candidate` if it is still due, not leased, the head of its stream (nothing
+    /// earlier unfinished but what `answered` lists) and of an active endpoint.
+    private func takeHead(
+        _ candidate: DeliveryCandidate, answered: [String], lease: Duration, on connection: PostgresConnection
+    ) throws -> Bool {
+        try connection.execute(
+            """
+            WITH head AS (
+                SELECT d.id FROM webhook_deliveries d
+                WHERE d.id = $1 AND d.status = 'pending' AND d.next_attempt_at <= now()
+                  AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
+                  AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.status = 'active')
+                  AND NOT EXISTS (
+                      SELECT 1 FROM webhook_deliveries q
+                      WHERE q.endpoint_id = $2 AND q.stream_id = $3 AND q.status = 'pending' AND q.sequence < $4
+                        AND q.id <> ALL($5::text[]))
+                FOR NO KEY UPDATE SKIP LOCKED
+            )
+            UPDATE webhook_deliveries d SET lease_owner = $6, lease_token = d.lease_token + 1,
+                lease_expires_at = now() + make_interval(secs => $7), updated_at = now()
+            FROM head WHERE d.id = head.id
+            """,
+            [candidate.deliveryID, candidate.endpointID, candidate.streamID, candidate.sequence, answered, instanceID, lease.secondsValue]
+        ) == 1
     }
 
     /// Gives back leases this instance took but will not use (the rest of a run after a failed

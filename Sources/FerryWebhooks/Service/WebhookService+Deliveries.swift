@@ -75,11 +75,15 @@ extension WebhookService {
                 continue
             }
             do {
-                run = try await ledger.claimNext(after: claim, limit: Self.streamRun, lease: configuration.leaseDuration)
-                if run.isEmpty, switches < Self.streamSwitches, inFlight.load(ordering: .acquiring) < configuration.maximumInFlight {
-                    run = try await takeCandidate(of: claim.endpointID)
-                    switches += 1
-                }
+                let mayGoOn = switches < Self.streamSwitches && inFlight.load(ordering: .acquiring) < configuration.maximumInFlight
+                let offered = mayGoOn ? takeCandidates(of: claim.endpointID) : []
+                let (next, used) = try await ledger.claimNext(
+                    after: claim, limit: Self.streamRun, lease: configuration.leaseDuration,
+                    orOneOf: Array(offered), answered: offered.isEmpty ? [] : recorder.answeredDeliveryIDs()
+                )
+                giveBack(offered.dropFirst(used), of: claim.endpointID)
+                if used > 0 { switches += 1 }
+                run = next
             } catch {
                 logger.error("claiming a stream's next deliveries failed", metadata: ["error": "\(error)"])
             }
@@ -90,23 +94,19 @@ extension WebhookService {
     /// How many other streams a slot goes on to before it ends.
     static let streamSwitches = 16
 
-    /// A stream the last claim left for this endpoint, with its run; empty when none is left.
-    private func takeCandidate(of endpointID: String) async throws -> [ClaimedDelivery] {
-        let tried = candidates.withLock { byEndpoint -> ArraySlice<DeliveryCandidate> in
+    /// The first few heads the last claim left for this endpoint, taken out of the list.
+    private func takeCandidates(of endpointID: String) -> ArraySlice<DeliveryCandidate> {
+        candidates.withLock { byEndpoint in
             guard let waiting = byEndpoint[endpointID] else { return [] }
             byEndpoint[endpointID] = waiting.dropFirst(Self.candidatesPerSwitch)
             return waiting.prefix(Self.candidatesPerSwitch)
         }
-        guard !tried.isEmpty else { return [] }
-        let (run, used) = try await ledger.takeCandidate(
-            Array(tried), limit: Self.streamRun, lease: configuration.leaseDuration, answered: recorder.answeredDeliveryIDs()
-        )
-        // Those not looked at go back, first in line.
-        let unused = tried.dropFirst(used)
-        if !unused.isEmpty {
-            candidates.withLock { byEndpoint in byEndpoint[endpointID] = unused + (byEndpoint[endpointID] ?? []) }
-        }
-        return run
+    }
+
+    /// Those not looked at go back, first in line.
+    private func giveBack(_ unused: ArraySlice<DeliveryCandidate>, of endpointID: String) {
+        guard !unused.isEmpty else { return }
+        candidates.withLock { byEndpoint in byEndpoint[endpointID] = unused + (byEndpoint[endpointID] ?? []) }
     }
 
     /// Candidates one switch looks at, at most: most are still good; some another slot or

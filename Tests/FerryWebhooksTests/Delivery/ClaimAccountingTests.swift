@@ -37,7 +37,7 @@ struct ClaimAccountingTests {
 
             let first = try await claim(room: 1)
             #expect(names(first) == ["a1"])
-            let run = try await ledger.claimNext(after: try #require(first.first), limit: 16, lease: .seconds(30))
+            let run = try await ledger.claimNext(after: try #require(first.first), limit: 16, lease: .seconds(30)).run
             #expect(names(run) == ["a2", "a3", "a4"])
             // Four leases, one stream: the endpoint's second request may go to B.
             let second = try await claim(room: 10)
@@ -63,10 +63,12 @@ struct ClaimAccountingTests {
             let ledger = ferry.database.webhookLedger(instanceID: "claims-test")
             // Three streams, fanned out one after another (so due in this order): a, b (two events), c.
             var tasks: [String: String] = [:]
+            var tasksByName: [String: TaskRecord] = [:]
             for name in ["a", "b", "c"] {
                 let task = try await ferry.makeTask(in: session)
                 if name == "b" { try await ferry.emit(.downloadTaskDidWriteData, task: task) }
                 tasks[task.id] = name
+                tasksByName[name] = task
                 try await fanOutEverything(ledger)
             }
             func names(_ claimed: [ClaimedDelivery]) -> [String] {
@@ -77,15 +79,24 @@ struct ClaimAccountingTests {
             #expect(names(claimed) == ["a1"], "the endpoint allows one request at a time")
             #expect(left.map { "\(tasks[$0.streamID] ?? "?")\($0.sequence)" } == ["b1", "c1"])
 
-            // a1 was answered: its slot goes on with b, the whole run.
-            let answered = claimed.map(\.deliveryID)
-            let (run, used) = try await ledger.takeCandidate(left, limit: 16, lease: .seconds(30), answered: answered)
+            // a1 was answered and a has nothing more: its slot goes on with b, the whole run.
+            let a1 = try #require(claimed.first)
+            let answered = [a1.deliveryID]
+            let (run, used) = try await ledger.claimNext(after: a1, limit: 16, lease: .seconds(30), orOneOf: left, answered: answered)
             #expect(names(run) == ["b1", "b2"])
             #expect(used == 1)
             // Offered again, b1 is stale (leased): skipped, and c1 taken.
-            let (next, usedNext) = try await ledger.takeCandidate(left, limit: 16, lease: .seconds(30), answered: answered)
+            let (next, usedNext) = try await ledger.claimNext(after: a1, limit: 16, lease: .seconds(30), orOneOf: left, answered: answered)
             #expect(names(next) == ["c1"])
             #expect(usedNext == 2)
+            // A stream that goes on takes no candidate.
+            try await ferry.emit(.downloadTaskDidWriteData, task: try #require(tasksByName["c"]))
+            try await fanOutEverything(ledger)
+            let (own, usedOwn) = try await ledger.claimNext(
+                after: try #require(next.first), limit: 16, lease: .seconds(30), orOneOf: left, answered: answered
+            )
+            #expect(names(own) == ["c2"])
+            #expect(usedOwn == 0)
         }
     }
 
