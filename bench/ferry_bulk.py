@@ -4,13 +4,14 @@
 Reads FERRY_URL, KEY (a tenant's API key) and SESSION (one or more session ids, separated
 by spaces) from the environment.
 
-  ferry_bulk.py create URL_FILE [--concurrency N] [--ids FILE] [--batch B] [--first-batch F] [--then-wait]
+  ferry_bulk.py create URL_FILE [--concurrency N] [--ids FILE] [--batch B] [--first-batch F] [--then-wait] [--rate R]
       creates one download task (resume: true) per line, N requests in flight on keep-alive
       connections, each creating B tasks (over 1: with POST .../tasks/batch; the first request
       creates only F, so that transfers start while the rest are created); a line is "URL"
       (in the first session) or "SESSION URL"; prints {"created", "seconds", "failures"} as JSON.
       With --then-wait, then waits as `wait --first-wait-for LAST_TASK` does, in the same
-      process (as one client program would), and adds "waited" (seconds) to what it prints
+      process (as one client program would), and adds "waited" (seconds) to what it prints.
+      With --rate, the requests are spread so that R tasks a second are created (a steady load)
   ferry_bulk.py wait [--timeout S] [--first-wait-for TASK_ID]
       waits until the sessions have no running or suspended task, long-polling (?wait=) one
       still running at a time; prints {"seconds"}. With --first-wait-for, first long-polls that
@@ -140,6 +141,10 @@ def create(args):
     failures = collections.Counter()
     lock = threading.Lock()
 
+    start = time.monotonic()
+    # With --rate, a request starts no sooner than (tasks requested before it) / rate seconds in.
+    requested = [0]
+
     def worker():
         connection = Connection()
         while True:
@@ -147,6 +152,11 @@ def create(args):
                 chunk = jobs.get_nowait()
             except queue.Empty:
                 break
+            if args.rate:
+                with lock:
+                    due = start + requested[0] / args.rate
+                    requested[0] += len(chunk)
+                time.sleep(max(0.0, due - time.monotonic()))
             session = chunk[0][1]
             tasks = [{"kind": args.kind, "request": {"url": url}, "resume": True} for _, _, url in chunk]
             if args.batch == 1:
@@ -163,7 +173,6 @@ def create(args):
                     failures[f"{status} {payload[:200].decode(errors='replace')}"] += len(chunk)
         connection.close()
 
-    start = time.monotonic()
     threads = [threading.Thread(target=worker) for _ in range(args.concurrency)]
     for thread in threads:
         thread.start()
@@ -303,6 +312,7 @@ def main():
     creating.add_argument("--batch", type=int, default=1, help="tasks per request (over 1: POST .../tasks/batch)")
     creating.add_argument("--first-batch", type=int, help="tasks in the first request (default: --batch)")
     creating.add_argument("--then-wait", action="store_true", help="then wait until every task has ended")
+    creating.add_argument("--rate", type=float, help="tasks per second: requests are spread evenly (a steady load)")
     waiting = commands.add_parser("wait", parents=[polling])
     waiting.add_argument("--first-wait-for", help="a task to long-poll until it completes before polling the list")
     commands.add_parser("summary")

@@ -12,7 +12,8 @@
 #     header is whole seconds and is the attempt's time) to its arrival at the receiver:
 #     median, p95, p99, and where it goes on Ferry's own records (fan-out, queue, request);
 #   - events that arrived out of order within their task (target: 0).
-# Then a backlog: the same downloads in a second session while the receiver answers 503 with a
+# Then a steady load well under capacity (LIGHT_TASKS downloads at LIGHT_RATE a second): the
+# delay from event to arrival. Then a backlog: the same downloads in a second session while the receiver answers 503 with a
 # long Retry-After (the deliveries wait), drained once the endpoint is enabled again; prints
 # the drain's events per second: Ferry's line rate to the receiver.
 # For reference, the same receiver under wrk: signed POSTs of a real webhook body on
@@ -91,6 +92,20 @@ reference_rate="$(awk '/^Requests\/sec:/ {print $2}' "$BENCH_TMP/wrk.txt")"
 reference_median="$(awk '$1 == "50%" {print $2}' "$BENCH_TMP/wrk.txt")"
 reference_bad="$(curl -fsS "$RECEIVER_URL/stats" | jq -c .bad)"
 
+# At a steady load well under what Ferry delivers: LIGHT_TASKS (default 400) downloads created
+# at LIGHT_RATE a second (default 100: 500 events a second), in a session of their own; the
+# delay from each event to its arrival is the figure.
+LIGHT_TASKS="${LIGHT_TASKS:-400}"
+LIGHT_RATE="${LIGHT_RATE:-100}"
+curl -fsS -X POST "$RECEIVER_URL/reset"
+SESSION="$(api POST /v1/sessions \
+    "{\"configuration\": {\"kind\": \"default\", \"httpMaximumConnectionsPerHost\": $CONNECTIONS}, \"delegate\": $delegate}" | jq -r .id)"
+export SESSION
+head -n "$LIGHT_TASKS" "$LIST" > "$BENCH_TMP/light-urls.txt"
+ferry_bulk create "$BENCH_TMP/light-urls.txt" --concurrency 1 --rate "$LIGHT_RATE" --then-wait > /dev/null
+light_figures="$("$PYTHON" "$BENCH_DIR/webhook_receiver.py" collect --receiver "$RECEIVER_URL" --events "$EVENTS" --timeout 120 --quiet 0)"
+printf '%s\n' "$light_figures" > "$BENCH_TMP/light-figures.json"
+
 # Line rate: a backlog drained. While the receiver answers 503 with Retry-After: 3600 (each
 # task's first delivery is retried an hour later, its others wait behind it), a second session's
 # BENCH_TASKS downloads write their events and the fan-out makes their deliveries; then the
@@ -150,6 +165,10 @@ printf 'event stream resumed with Last-Event-ID %s: %s of the %s after it, %s\n'
 printf 'the session log read with ?after= pages: %s events in %s s\n' "$paged" "$paging_seconds"
 printf 'ratio ferry events/s (as the events were written) / reference requests/s: %s\n' \
     "$(if [ "$(f .eventsPerSecond)" != null ] && [ -n "$reference_rate" ]; then ratio "$(f .eventsPerSecond)" "$reference_rate"; else echo '?'; fi)"
+printf 'steady load, %s downloads created at %s a second (%s events/s): delay from event to arrival %s; fan-out %s\n' \
+    "$LIGHT_TASKS" "$LIGHT_RATE" "$(jq -r .eventsPerSecond <<<"$light_figures")" \
+    "$(jq -r '.delayMs | "median \(.median) ms, p95 \(.p95) ms, p99 \(.p99) ms"' <<<"$light_figures")" \
+    "$(jq -r '.eventToFanOutMs | "median \(.median) ms, p99 \(.p99) ms"' <<<"$light_figures")"
 printf 'backlog: %s pending deliveries drained in %s s after enabling the endpoint: %s events/s (%s missing, %s duplicates, %s out of order)\n' \
     "$backlog" "$backlog_seconds" "$backlog_rate" "$(b .missing)" "$(b .duplicates)" "$(b .outOfOrder)"
 printf '  CPU while draining (%s s until the receiver had them all; 2 cores): ferry %s s, postgres %s s, receiver %s s\n' \
