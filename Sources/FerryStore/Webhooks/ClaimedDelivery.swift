@@ -97,7 +97,7 @@ public enum EndpointChange: Sendable, Equatable {
 }
 
 /// A ready head of a task stream that a claim saw but left for want of room: what a delivery
-/// slot of the same endpoint may take next (`WebhookLedger.takeCandidate`), once checked again.
+/// slot of the same endpoint may take next (`WebhookLedger.claimNext(orOneOf:)`), once checked again.
 public struct DeliveryCandidate: Sendable {
     public var deliveryID: String
     public var endpointID: String

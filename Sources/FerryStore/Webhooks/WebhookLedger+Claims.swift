@@ -33,7 +33,7 @@ extension WebhookLedger {
     ///
     /// Also answers the ready heads of task streams it left for want of room (up to
     /// `maximumCandidates`, oldest first): a slot whose stream runs out takes one of its
-    /// endpoint's (`takeCandidate`) instead of waiting for this claim again, which reads every
+    /// endpoint's (`claimNext(orOneOf:)`) instead of waiting for this claim again, which reads every
     /// pending delivery and ran one at a time for every freed slot of the instance.
     public func claimDue(
         _ limits: ClaimLimits, answered: [String] = []
@@ -97,7 +97,7 @@ extension WebhookLedger {
                     RETURNING d.id
                 )
                 -- What was leased, then the ready task-stream heads left for want of room, oldest
-                -- first (candidates for slots whose streams run out: see `takeCandidate`).
+                -- first (candidates for slots whose streams run out: see `claimNext`).
                 SELECT r.id, r.endpoint_id, r.stream_id, r.sequence, l.id IS NOT NULL AS leased
                 FROM ready r LEFT JOIN leased l ON l.id = r.id
                 WHERE l.id IS NOT NULL OR r.task_id IS NOT NULL

@@ -49,7 +49,7 @@ extension WebhookService {
     /// meanwhile; the next event is sent once the previous one was answered.
     ///
     /// When the stream has nothing more, the slot takes a stream the last claim left for want of
-    /// room (`takeCandidate`, up to `streamSwitches` times, and only while the instance has room
+    /// room (`claimNext(orOneOf:)`, up to `streamSwitches` times, and only while the instance has room
     /// for more slots, so that the claim's round-robin across endpoints and tenants decides when
     /// slots are scarce): a claim reads every pending delivery, and every freed slot waiting for
     /// one was what a backlog's drain spent PostgreSQL's time on.
