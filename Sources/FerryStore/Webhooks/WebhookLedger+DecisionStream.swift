@@ -81,14 +81,20 @@ extension WebhookLedger {
         guard !earlier.isEmpty else { return .none }
         if try earlier.contains(where: { try $0.decode("leased", as: Bool.self) }) { return .inFlight }
         let ids = try earlier.map { try $0.decode("id", as: String.self) }
-        try connection.execute(
+        // Leased and loaded in one statement, in stream order.
+        return .taken(try connection.query(
             """
-            UPDATE webhook_deliveries SET lease_owner = $2, lease_token = lease_token + 1,
-                lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
-            WHERE id = ANY($1)
+            WITH taken AS (
+                UPDATE webhook_deliveries SET lease_owner = $2, lease_token = lease_token + 1,
+                    lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
+                WHERE id = ANY($1)
+                RETURNING *
+            )
+            SELECT \(ClaimedDelivery.columns)
+            FROM taken d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
+            ORDER BY e.position
             """,
             [ids, instanceID, lease.secondsValue]
-        )
-        return .taken(try ClaimedDelivery.load(ids: ids, on: connection))
+        ).map(ClaimedDelivery.decode))
     }
 }

@@ -38,18 +38,23 @@ extension WebhookLedger {
                 endpointID: endpointID, streamID: taskIDOfEvent ?? sessionID, isTaskStream: taskIDOfEvent != nil,
                 before: sequence, decisionGrace: decisionGrace, on: connection
             )
+            // Claimed and loaded in one statement (the row as inserted or re-leased).
             let claimed = try connection.query(
                 """
-                INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type, session_id,
-                                                task_id, stream_id, sequence, is_decision, next_attempt_at,
-                                                lease_owner, lease_token, lease_expires_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, true, now(), $11, 1, now() + make_interval(secs => $12))
-                ON CONFLICT (event_id, endpoint_id) DO UPDATE SET
-                    lease_owner = EXCLUDED.lease_owner, lease_token = webhook_deliveries.lease_token + 1,
-                    lease_expires_at = EXCLUDED.lease_expires_at, is_decision = true, updated_at = now()
-                WHERE webhook_deliveries.status = 'pending'
-                  AND (webhook_deliveries.lease_expires_at IS NULL OR webhook_deliveries.lease_expires_at < now())
-                RETURNING id
+                WITH claimed AS (
+                    INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type, session_id,
+                                                    task_id, stream_id, sequence, is_decision, next_attempt_at,
+                                                    lease_owner, lease_token, lease_expires_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, true, now(), $11, 1, now() + make_interval(secs => $12))
+                    ON CONFLICT (event_id, endpoint_id) DO UPDATE SET
+                        lease_owner = EXCLUDED.lease_owner, lease_token = webhook_deliveries.lease_token + 1,
+                        lease_expires_at = EXCLUDED.lease_expires_at, is_decision = true, updated_at = now()
+                    WHERE webhook_deliveries.status = 'pending'
+                      AND (webhook_deliveries.lease_expires_at IS NULL OR webhook_deliveries.lease_expires_at < now())
+                    RETURNING *
+                )
+                SELECT \(ClaimedDelivery.columns)
+                FROM claimed d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
                 """,
                 [
                     IDs.make("whd"), try row.decode("tenant_id", as: String.self), endpointID, eventID,
@@ -57,9 +62,7 @@ extension WebhookLedger {
                     taskIDOfEvent ?? sessionID, sequence, instanceID, leaseSeconds,
                 ]
             )
-            guard let deliveryID = try claimed.first?.decode(0, as: String.self),
-                  let decision = try ClaimedDelivery.load(ids: [deliveryID], on: connection).first
-            else { return nil }
+            guard let decision = try claimed.first.map(ClaimedDelivery.decode) else { return nil }
             return DecisionClaim(decision: decision, earlier: try takeEarlier(than: decision, lease: lease, answered: answered, on: connection))
         }
     }
