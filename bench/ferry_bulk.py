@@ -119,6 +119,15 @@ def request(connection, method, path, body=None):
                 raise
 
 
+def run_threads(worker, count):
+    """Runs `worker` on `count` threads and waits for them all."""
+    threads = [threading.Thread(target=worker) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
 def create(args):
     urls = []
     for line in open(args.url_file):
@@ -173,11 +182,7 @@ def create(args):
                     failures[f"{status} {payload[:200].decode(errors='replace')}"] += len(chunk)
         connection.close()
 
-    threads = [threading.Thread(target=worker) for _ in range(args.concurrency)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_threads(worker, args.concurrency)
     seconds = time.monotonic() - start
     if args.ids:
         with open(args.ids, "w") as out:
@@ -210,11 +215,7 @@ def sessions(args):
             ids[index] = json.loads(payload)["id"]
         connection.close()
 
-    threads = [threading.Thread(target=worker) for _ in range(args.concurrency)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_threads(worker, args.concurrency)
     if None in ids:
         sys.exit("some sessions were not created")
     print("\n".join(ids))
