@@ -118,7 +118,7 @@ let package = Package(
             path: "Tests/Support/FerryTestSupport"
         ),
 
-        .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"]),
+        .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore", "FerryTestSupport"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl", "TestOrigin", "FerryTestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "FerryTestSupport"]),
         .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),

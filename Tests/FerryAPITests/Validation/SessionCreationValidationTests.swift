@@ -1,4 +1,5 @@
 import FerryCore
+import FerryTestSupport
 import Testing
 
 @Suite("POST /v1/sessions: every configuration field's bad values are a 4xx naming it, and nothing is written", .sharedHarnesses)
@@ -36,27 +37,6 @@ struct SessionCreationValidationTests {
         return BadInput(label, ["configuration": configuration], field: "configuration.tlsClientPrivateKeyPEM")
     }
 
-    /// PBES2/PBKDF2, 2048 iterations (`openssl pkcs8 -topk8 -v2 aes-256-cbc`).
-    static let encryptedKey = """
------BEGIN ENCRYPTED PRIVATE KEY-----
-MIHsMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAjB4QT1ZhaUWgICCAAw
-DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEOQ9n4b2CApdQJUw3GW6O3QEgZBJ
-h21Z5Psc+tDl3bIYFOk65HrT227elH8cEWpFhEbg6daTF3ssTLSkxrs9tzRJNhCV
-cEusShU1Ez2aF370zLE+mBulmRRjd4VVUpdv9zyJYfbISxcX0Mei000xD8Da7pgH
-LrHx5kWjsc/qkNuuUu/05DmxlOEtJvgPp+QIbBjM14r8VhdHr3TLuJ2Bkig/6wI=
------END ENCRYPTED PRIVATE KEY-----
-"""
-    /// The same with 10,000,000 iterations.
-    static let costlyKey = """
------BEGIN ENCRYPTED PRIVATE KEY-----
-MIHuMFkGCSqGSIb3DQEFDTBMMCsGCSqGSIb3DQEFDDAeBAgW1WR9BpXpAwIEAJiW
-gDAMBggqhkiG9w0CCQUAMB0GCWCGSAFlAwQBKgQQ4Y4Utq42EaK9PZph92Lx3QSB
-kMT8inl1iUQ7S7qqX+kEtU00STeQZ73eC3rzI3ueC0ZKw0d64CuxG2xANgIR9nX0
-NU8D1sgFOOXsqTZOhRqgVFY9RwkWgtk+aqSlUpgyh6nbLjwVahEhwilJ27PixO2P
-AKMkG0AjOE/1S7O0nbHih6XE0QTFFPshMWzILzJvkAIRsw8QWoM3VuA9SD6zu6k/
-1g==
------END ENCRYPTED PRIVATE KEY-----
-"""
     /// An `ENCRYPTED PRIVATE KEY` block that is not PKCS #8.
     static let brokenEncryptedKey = "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIT/////AAAA\n-----END ENCRYPTED PRIVATE KEY-----\n"
 
@@ -127,8 +107,8 @@ AKMkG0AjOE/1S7O0nbHih6XE0QTFFPshMWzILzJvkAIRsw8QWoM3VuA9SD6zu6k/
         proxy(["SOCKSEnable": true, "SOCKSProxy": "socks.example", "SOCKSPort": -1], field: "SOCKSPort"),
         proxy(["FTPEnable": true], field: "FTPEnable"),
         // libcurl 7.88 crashes on an encrypted key without a passphrase (issue 17).
-        clientKey("encrypted client key without a passphrase", encryptedKey),
-        clientKey("client key with 10,000,000 PBKDF2 iterations", costlyKey, passphrase: "secret"),
+        clientKey("encrypted client key without a passphrase", PrivateKeyFixtures.pbkdf2Default),
+        clientKey("client key with 10,000,000 PBKDF2 iterations", PrivateKeyFixtures.pbkdf2Huge, passphrase: "secret"),
         clientKey("ENCRYPTED PRIVATE KEY that is not PKCS #8", brokenEncryptedKey, passphrase: "secret"),
         configuration("waitsForConnectivity", "true"),
         configuration("isDiscretionary", 0),
@@ -218,7 +198,7 @@ AKMkG0AjOE/1S7O0nbHih6XE0QTFFPshMWzILzJvkAIRsw8QWoM3VuA9SD6zu6k/
             let tenant = try await api.makeTenant()
             let session = try await tenant.createSession([
                 "kind": "default", "tlsClientCertificatePEM": "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
-                "tlsClientPrivateKeyPEM": .string(Self.encryptedKey), "tlsClientPrivateKeyPassphrase": "secret",
+                "tlsClientPrivateKeyPEM": .string(PrivateKeyFixtures.pbkdf2Default), "tlsClientPrivateKeyPassphrase": "secret",
             ])
             #expect(session.configuration["tlsClientPrivateKeyPEM"] == "[redacted]")
         }

@@ -12,34 +12,45 @@ import TestOrigin
 struct ProxyTunnelChallengeTests {
     static let credential = #"{"disposition": "useCredential", "credential": {"user": "ada", "password": "lovelace"}}"#
 
-    /// A session whose HTTPS requests go through `proxy`, trusting the test CA, with `receiver` as
-    /// its delegate (nil: no delegate).
-    private func session(
-        _ ferry: EngineHarness, proxy: TunnelProxy, receiver: ChallengeDecisionTests.Receiver?, ca: String
-    ) async throws -> SessionRecord {
-        var configuration = SessionConfiguration(kind: .default)
-        configuration.connectionProxyDictionary = ProxyConfiguration(https: ProxyEndpoint(host: "127.0.0.1", port: proxy.port))
-        configuration.tlsTrustedRootCertificatesPEM = ca
-        return try await ferry.database.database.sessions.create(
-            tenantID: ferry.tenant.id, SessionCreation(configuration: configuration, delegate: receiver.map { DelegateSpec(url: $0.url) })
-        ).session
+    private struct Tunnel {
+        var ferry: EngineHarness
+        var task: TaskRecord
+        var proxy: TunnelProxy
+        var receiver: ChallengeDecisionTests.Receiver?
+        var originPort: Int
+    }
+
+    /// Runs one task of `kind` to the TLS origin through a tunnelling proxy that wants `ada`'s
+    /// Basic credential, in a session trusting the test CA whose delegate answers every challenge
+    /// with `reply` (nil: no delegate); `check` sees the ended task and the parts of the run.
+    private func throughTunnel(kind: TaskKind, reply: String?, _ check: (Tunnel) async throws -> Void) async throws {
+        let certificates = try ChallengeDecisionTests.certificates.get()
+        let origin = try TLSOrigin(certificates)
+        let proxy = try TunnelProxy(realm: "gate", user: "ada", password: "lovelace")
+        let receiver = try reply.map { reply in try ChallengeDecisionTests.Receiver { _, _ in reply } }
+        defer { origin.stop(); proxy.stop(); receiver?.origin.stop() }
+        try await EngineHarness.run(webhooks: ChallengeDecisionTests.webhooks) { ferry in
+            var configuration = SessionConfiguration(kind: .default)
+            configuration.connectionProxyDictionary = ProxyConfiguration(https: ProxyEndpoint(host: "127.0.0.1", port: proxy.port))
+            configuration.tlsTrustedRootCertificatesPEM = certificates.caPEM
+            let session = try await ferry.database.database.sessions.create(
+                tenantID: ferry.tenant.id, SessionCreation(configuration: configuration, delegate: receiver.map { DelegateSpec(url: $0.url) })
+            ).session
+            let task = try await ferry.completion(of: try await ferry.startTask(in: session, kind: kind, url: origin.url).id, timeout: .seconds(30))
+            try await check(Tunnel(ferry: ferry, task: task, proxy: proxy, receiver: receiver, originPort: origin.port))
+        }
     }
 
     @Test("useCredential opens the tunnel with Proxy-Authorization and the download completes through it")
     func credentialOpensTheTunnel() async throws {
-        let certificates = try ChallengeDecisionTests.certificates.get()
-        let origin = try TLSOrigin(certificates)
-        let proxy = try TunnelProxy(realm: "gate", user: "ada", password: "lovelace")
-        let receiver = try ChallengeDecisionTests.Receiver { _, _ in Self.credential }
-        defer { origin.stop(); proxy.stop(); receiver.origin.stop() }
-        try await EngineHarness.run(webhooks: ChallengeDecisionTests.webhooks) { ferry in
-            let session = try await session(ferry, proxy: proxy, receiver: receiver, ca: certificates.caPEM)
-            let task = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .download, url: origin.url).id, timeout: .seconds(30))
+        try await throughTunnel(kind: .download, reply: Self.credential) { run in
+            let (task, proxy) = (run.task, run.proxy)
+            let receiver = try #require(run.receiver)
             #expect(task.error == nil)
             #expect(task.response?.statusCode == 200)
-            #expect(String(decoding: try ferry.downloadedFile(of: task.id), as: UTF8.self).contains("<HTML>"), "the origin's page, through the tunnel")
+            #expect(String(decoding: try run.ferry.downloadedFile(of: task.id), as: UTF8.self).contains("<HTML>"), "the origin's page, through the tunnel")
             #expect(proxy.connectAuthorizations == [nil, "Basic " + Data("ada:lovelace".utf8).base64EncodedString()])
-            #expect(proxy.tunnelsOpened == ["127.0.0.1:\(origin.port)"])
+            #expect(proxy.tunnelsOpened == ["127.0.0.1:\(run.originPort)"])
 
             let asked = try #require(receiver.challengeEvents.first)
             #expect(receiver.challengeEvents.count == 1)
@@ -59,18 +70,11 @@ struct ProxyTunnelChallengeTests {
 
     @Test("through the tunnel, the origin's response is the one asked about, not the proxy's answer to CONNECT")
     func tunnelAnswerIsNotTheResponse() async throws {
-        let certificates = try ChallengeDecisionTests.certificates.get()
-        let origin = try TLSOrigin(certificates)
-        let proxy = try TunnelProxy(realm: "gate", user: "ada", password: "lovelace")
-        let receiver = try ChallengeDecisionTests.Receiver { _, _ in Self.credential }
-        defer { origin.stop(); proxy.stop(); receiver.origin.stop() }
-        try await EngineHarness.run(webhooks: ChallengeDecisionTests.webhooks) { ferry in
-            let session = try await session(ferry, proxy: proxy, receiver: receiver, ca: certificates.caPEM)
-            let task = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: origin.url).id, timeout: .seconds(30))
-            #expect(task.error == nil)
-            #expect(task.response?.mimeType == "text/html")
+        try await throughTunnel(kind: .data, reply: Self.credential) { run in
+            #expect(run.task.error == nil)
+            #expect(run.task.response?.mimeType == "text/html")
             // The proxy's "200 Connection established" carries no Content-Type.
-            let asked = try await ferry.eventData(of: task.id, type: "dataTask.didReceiveResponse")
+            let asked = try await run.ferry.eventData(of: run.task.id, type: "dataTask.didReceiveResponse")
             #expect(asked.count == 1)
             #expect(asked.first?["response"]?["mimeType"] == "text/html")
         }
@@ -78,33 +82,20 @@ struct ProxyTunnelChallengeTests {
 
     @Test("cancelAuthenticationChallenge cancels the task (-999)")
     func cancelEndsTheTask() async throws {
-        let certificates = try ChallengeDecisionTests.certificates.get()
-        let origin = try TLSOrigin(certificates)
-        let proxy = try TunnelProxy(realm: "gate", user: "ada", password: "lovelace")
-        let receiver = try ChallengeDecisionTests.Receiver { _, _ in #"{"disposition": "cancelAuthenticationChallenge"}"# }
-        defer { origin.stop(); proxy.stop(); receiver.origin.stop() }
-        try await EngineHarness.run(webhooks: ChallengeDecisionTests.webhooks) { ferry in
-            let session = try await session(ferry, proxy: proxy, receiver: receiver, ca: certificates.caPEM)
-            let task = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: origin.url).id, timeout: .seconds(30))
-            #expect(task.state == .completed)
-            #expect(task.error?.code == -999)
-            #expect(receiver.challengeEvents.count == 1)
-            #expect(proxy.tunnelsOpened.isEmpty)
+        try await throughTunnel(kind: .data, reply: #"{"disposition": "cancelAuthenticationChallenge"}"#) { run in
+            #expect(run.task.state == .completed)
+            #expect(run.task.error?.code == -999)
+            #expect(run.receiver?.challengeEvents.count == 1)
+            #expect(run.proxy.tunnelsOpened.isEmpty)
         }
     }
 
     @Test("without a delegate the default handling applies: no proxy credential is stored, so the 407 is the response")
     func defaultHandlingWithoutDelegate() async throws {
-        let certificates = try ChallengeDecisionTests.certificates.get()
-        let origin = try TLSOrigin(certificates)
-        let proxy = try TunnelProxy(realm: "gate", user: "ada", password: "lovelace")
-        defer { origin.stop(); proxy.stop() }
-        try await EngineHarness.run(webhooks: ChallengeDecisionTests.webhooks) { ferry in
-            let session = try await session(ferry, proxy: proxy, receiver: nil, ca: certificates.caPEM)
-            let task = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: origin.url).id, timeout: .seconds(30))
-            #expect(task.error == nil)
-            #expect(task.response?.statusCode == 407)
-            #expect(proxy.connectAuthorizations == [nil])
+        try await throughTunnel(kind: .data, reply: nil) { run in
+            #expect(run.task.error == nil)
+            #expect(run.task.response?.statusCode == 407)
+            #expect(run.proxy.connectAuthorizations == [nil])
         }
     }
 }

@@ -34,26 +34,12 @@ enum ReferenceVerifier {
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = directory.appendingPathComponent("messages.json")
         try JSONEncoder().encode(messages).write(to: input)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, input.path]
-        // Files, not pipes: a pipe's write end inherited by a child launched elsewhere at the
-        // same moment would keep the read waiting for that child.
-        let outputURL = directory.appendingPathComponent("output")
-        let errorsURL = directory.appendingPathComponent("errors")
-        try Data().write(to: outputURL)
-        try Data().write(to: errorsURL)
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorsURL)
-        try process.runOneAtATime()
-        let status = process.waitForExitStatus()
-        let printed = (try? Data(contentsOf: outputURL)) ?? Data()
-        if status != 0 {
-            let text = String(decoding: (try? Data(contentsOf: errorsURL)) ?? Data(), as: UTF8.self)
-            Issue.record("the reference verifier failed (is `standardwebhooks` installed? pip install standardwebhooks): \(text)")
+        let outcome = try PythonScript.run(script, arguments: [input.path])
+        if outcome.status != 0 {
+            Issue.record("the reference verifier failed (is `standardwebhooks` installed? pip install standardwebhooks): \(outcome.errors)")
             return 0
         }
-        return Int(String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        return Int(outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
     static func messages(_ accepted: [Receiver.Accepted], secret: String) -> [Message] {

@@ -26,24 +26,16 @@ public final class TestOrigin: Sendable {
     public let baseURL: String
 
     private let core: OriginCore
-    private let listener: Int32
-    private let acceptThread: OriginThread
+    private let listener: OriginListener
     private let isStopped = Mutex(false)
 
     /// Starts listening on 127.0.0.1 (or ::1) at once; the origin is ready when this returns.
     public init(ipv6: Bool = false, _ handler: @escaping Handler) throws {
-        let (listener, port) = try OriginSocket.makeListener(ipv6: ipv6)
         let core = OriginCore(handler: handler)
-        do {
-            acceptThread = try OriginThread.start { core.acceptConnections(on: listener) }
-        } catch {
-            OriginSocket.close(listener)
-            throw error
-        }
+        listener = try OriginListener.start(ipv6: ipv6) { core.acceptConnections(on: $0) }
         self.core = core
-        self.listener = listener
-        self.port = port
-        self.baseURL = ipv6 ? "http://[::1]:\(port)" : "http://127.0.0.1:\(port)"
+        self.port = listener.port
+        self.baseURL = ipv6 ? "http://[::1]:\(listener.port)" : "http://127.0.0.1:\(listener.port)"
     }
 
     deinit {
@@ -64,9 +56,7 @@ public final class TestOrigin: Sendable {
         }
         guard !wasStopped else { return }
         core.shutDownConnections()
-        OriginSocket.shutdownBothDirections(listener)
-        acceptThread.join()
-        OriginSocket.close(listener)
+        listener.stop()
         let threads = core.state.withLock { state in
             defer { state.connectionThreads = [] }
             return state.connectionThreads

@@ -14,25 +14,17 @@ import Synchronization
 public final class TunnelProxy: Sendable {
     public let port: Int
     private let core: TunnelProxyCore
-    private let listener: Int32
-    private let acceptThread: OriginThread
+    private let listener: OriginListener
 
     /// Starts listening on 127.0.0.1 at once; `user` and `password` are the Basic credential the
     /// proxy accepts.
     public init(realm: String, user: String, password: String) throws {
-        let (listener, port) = try OriginSocket.makeListener(ipv6: false)
         let core = TunnelProxyCore(
             realm: realm, expectedAuthorization: "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
         )
-        do {
-            acceptThread = try OriginThread.start { core.acceptConnections(on: listener) }
-        } catch {
-            OriginSocket.close(listener)
-            throw error
-        }
+        listener = try OriginListener.start(ipv6: false) { core.acceptConnections(on: $0) }
         self.core = core
-        self.listener = listener
-        self.port = port
+        self.port = listener.port
     }
 
     deinit {
@@ -52,9 +44,7 @@ public final class TunnelProxy: Sendable {
     /// Closes the listener and every connection, and waits for the proxy's threads.
     public func stop() {
         guard core.beginStopping() else { return }
-        OriginSocket.shutdownBothDirections(listener)
-        acceptThread.join()
-        OriginSocket.close(listener)
+        listener.stop()
         for thread in core.state.withLock({ state in defer { state.threads = [] }; return state.threads }) {
             thread.join()
         }
