@@ -50,11 +50,6 @@ public final class EventStreams: Sendable {
             }
         }
     }
-
-    /// Streams `tenantID` holds open here.
-    func openCount(tenantID: String) -> Int {
-        open.withLock { $0[tenantID, default: 0] }
-    }
 }
 
 /// One admitted stream; its place is given back when the last reference goes, however the

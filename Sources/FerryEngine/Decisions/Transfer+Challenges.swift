@@ -17,16 +17,12 @@ extension Transfer {
     func askChallenge(_ challenges: [AuthenticationChallenge], previousFailureCount: Int) -> Bool {
         guard let first = challenges.first, let url = try? CurlURL(parsing: request.url) else { return false }
         let space = ProtectionSpace(
-            host: url.host, port: url.port ?? (url.scheme == "https" ? 443 : 80), protocol: url.scheme,
+            host: url.host, port: url.effectivePort ?? 80, protocol: url.scheme,
             realm: first.realm, authenticationMethod: first.scheme.authenticationMethod
         )
-        let data: [String: JSONValue] = [
-            "challenge": [
-                "protectionSpace": (try? JSONValue(encoding: space)) ?? .null,
-                "previousFailureCount": .number(Double(previousFailureCount)),
-                "failureResponse": (try? JSONValue(encoding: response)) ?? .null,
-            ],
-        ]
+        let data = challengeData(
+            space: (try? JSONValue(encoding: space)) ?? .null, previousFailureCount: previousFailureCount, failureResponse: response
+        )
         let isSessionLevel = first.scheme == .ntlm || first.scheme == .negotiate
         return ask(challengeEvent(isSessionLevel: isSessionLevel), data, pending: .challenge(challenges, previousFailureCount: previousFailureCount))
     }
@@ -47,17 +43,23 @@ extension Transfer {
               job.claim.configuration.tlsClientCertificatePEM == nil,
               let url = try? CurlURL(parsing: request.url) else { return .failed(failure) }
         hasAskedForClientCertificate = true
-        let data: [String: JSONValue] = [
+        let space: JSONValue = [
+            "host": .string(url.host), "port": .number(Double(url.effectivePort ?? 443)), "protocol": .string(url.scheme),
+            "realm": .null, "authenticationMethod": "clientCertificate",
+        ]
+        let data = challengeData(space: space, previousFailureCount: 0, failureResponse: nil)
+        return ask(challengeEvent(isSessionLevel: true), data, pending: .clientCertificate(failure)) ? nil : .failed(failure)
+    }
+
+    /// A `didReceiveChallenge` event's data: URLSessionAuthenticationChallenge's members.
+    func challengeData(space: JSONValue, previousFailureCount: Int, failureResponse: HTTPResponseSnapshot?) -> [String: JSONValue] {
+        [
             "challenge": [
-                "protectionSpace": [
-                    "host": .string(url.host), "port": .number(Double(url.port ?? 443)), "protocol": .string(url.scheme),
-                    "realm": .null, "authenticationMethod": "clientCertificate",
-                ],
-                "previousFailureCount": .number(0),
-                "failureResponse": .null,
+                "protectionSpace": space,
+                "previousFailureCount": .number(Double(previousFailureCount)),
+                "failureResponse": failureResponse.flatMap { try? JSONValue(encoding: $0) } ?? .null,
             ],
         ]
-        return ask(challengeEvent(isSessionLevel: true), data, pending: .clientCertificate(failure)) ? nil : .failed(failure)
     }
 
     /// A new exchange that presents the delegate's certificate.
@@ -121,18 +123,13 @@ extension Transfer {
         let scheme = request.url.lowercased().hasPrefix("https:") ? "https" : "http"
         guard let first = challenges.first,
               let (proxy, _) = job.claim.configuration.connectionProxyDictionary?.proxy(forScheme: scheme) else { return false }
-        let data: [String: JSONValue] = [
-            "challenge": [
-                "protectionSpace": [
-                    "host": .string(proxy.host), "port": .number(Double(proxy.port)), "protocol": "http",
-                    "realm": first.realm.map(JSONValue.string) ?? .null,
-                    "authenticationMethod": .string(first.scheme.authenticationMethod.rawValue),
-                    "isProxy": true, "proxyType": scheme == "https" ? "HTTPS" : "HTTP",
-                ],
-                "previousFailureCount": .number(Double(previousFailureCount)),
-                "failureResponse": (try? JSONValue(encoding: response)) ?? .null,
-            ],
+        let space: JSONValue = [
+            "host": .string(proxy.host), "port": .number(Double(proxy.port)), "protocol": "http",
+            "realm": first.realm.map(JSONValue.string) ?? .null,
+            "authenticationMethod": .string(first.scheme.authenticationMethod.rawValue),
+            "isProxy": true, "proxyType": scheme == "https" ? "HTTPS" : "HTTP",
         ]
+        let data = challengeData(space: space, previousFailureCount: previousFailureCount, failureResponse: response)
         return ask(.taskDidReceiveChallenge, data, pending: .proxyChallenge(challenges, previousFailureCount: previousFailureCount))
     }
 

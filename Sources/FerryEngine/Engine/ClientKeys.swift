@@ -7,8 +7,9 @@ import Synchronization
 /// of its own, so that libcurl is only ever handed unencrypted keys. Otherwise libcurl decrypts
 /// the key on the worker thread at every new connection: a costly key derivation stalls every
 /// transfer of that worker and the heartbeat that waits for its snapshot (and libcurl 7.88
-/// crashes when the passphrase is missing). Decrypted keys are kept in memory, a few, so the
-/// tasks of one session pay for the derivation once.
+/// crashes when the passphrase is missing). What each key came to is kept in memory, a few, so
+/// the tasks of one session pay for the derivation once: the tasks of a claim that ask at the
+/// same moment wait for one derivation, and a key that does not decrypt is not tried again.
 final class ClientKeys: Sendable {
     private struct Entry: Hashable {
         var pem: String
@@ -17,7 +18,9 @@ final class ClientKeys: Sendable {
 
     /// One thread: derivations are bounded (`PrivateKeyProtection`) and rare once kept.
     private let pool = BlockingPool(name: "ferry-keys", threadCount: 1)
-    private let decrypted = Mutex<[Entry: String]>([:])
+    /// The unencrypted key each entry came to; nil when there is nothing to decrypt, or it
+    /// does not decrypt.
+    private let decrypted = Mutex<[Entry: Task<String?, Never>]>([:])
     static let maximumKept = 64
 
     enum Failure: Error {
@@ -29,21 +32,21 @@ final class ClientKeys: Sendable {
     /// fails the task), or when it does not decrypt (libcurl then reports the bad key or
     /// passphrase as it always did, at the TLS handshake, within the bounded cost).
     func prepare(_ configuration: SessionConfiguration) async -> SessionConfiguration {
-        guard let pem = configuration.tlsClientPrivateKeyPEM, let passphrase = configuration.tlsClientPrivateKeyPassphrase,
-              configuration.clientKeyProblem == nil, (try? PrivateKeyProtection(pem: pem))?.isEncrypted == true
+        guard let pem = configuration.tlsClientPrivateKeyPEM, let passphrase = configuration.tlsClientPrivateKeyPassphrase
         else { return configuration }
         let entry = Entry(pem: pem, passphrase: passphrase)
-        var key = decrypted.withLock { $0[entry] }
-        if key == nil {
-            key = try? await pool.run { try Self.decrypt(pem, passphrase: passphrase) }
-            if let key {
-                decrypted.withLock { kept in
-                    if kept.count >= Self.maximumKept { kept.removeAll() }
-                    kept[entry] = key
-                }
+        let derivation = decrypted.withLock { kept in
+            if let known = kept[entry] { return known }
+            if kept.count >= Self.maximumKept { kept.removeAll() }
+            let derivation = Task { [pool] () -> String? in
+                // Read once per key, not for every task: both depend on the PEM alone.
+                guard configuration.clientKeyProblem == nil, (try? PrivateKeyProtection(pem: pem))?.isEncrypted == true else { return nil }
+                return try? await pool.run { try Self.decrypt(pem, passphrase: passphrase) }
             }
+            kept[entry] = derivation
+            return derivation
         }
-        guard let key else { return configuration }
+        guard let key = await derivation.value else { return configuration }
         var prepared = configuration
         prepared.tlsClientPrivateKeyPEM = key
         prepared.tlsClientPrivateKeyPassphrase = nil

@@ -251,7 +251,7 @@ extension Transfer {
         let untried = job.claim.credentials.filter { !triedCredentialIDs.contains($0.id) }
         guard let (challenge, credential) = CredentialSelection.select(
             challenges: challenges, credentials: untried, host: url.host,
-            port: url.port ?? (url.scheme == "https" ? 443 : 80), scheme: url.scheme
+            port: url.effectivePort ?? 80, scheme: url.scheme
         ) else { return .finished }
         triedCredentialIDs.insert(credential.id)
         return retry(with: (credential.user, credential.password, challenge.scheme))

@@ -164,9 +164,7 @@ private final class TransferWorkerLoop {
         let now = ContinuousClock.now
         var timeout = 1000
         for transfer in streaming.values where transfer.isWaitingForClient {
-            let (seconds, attoseconds) = (transfer.bodyWaitDeadline - now).components
-            let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1
-            timeout = min(timeout, Int(clamping: max(1, milliseconds)))
+            timeout = min(timeout, Int(clamping: max(1, (transfer.bodyWaitDeadline - now).wholeMilliseconds + 1)))
         }
         return timeout
     }

@@ -22,8 +22,8 @@ public struct CredentialStore: Sendable {
             ephemeral.set(credential, sessionID: sessionID)
             return credential
         }
+        // `kind` found the session under this tenant; sessions are never deleted.
         return try await pool.withTransaction { connection in
-            try SessionExistence.require(tenantID: tenantID, sessionID: sessionID, on: connection)
             try connection.execute(
                 """
                 DELETE FROM session_credentials WHERE session_id = $1 AND host = $2 AND port = $3 AND protocol = $4
@@ -49,8 +49,7 @@ public struct CredentialStore: Sendable {
             return ephemeral.credentials(ofSession: sessionID)
         }
         return try await pool.withConnection { connection in
-            try SessionExistence.require(tenantID: tenantID, sessionID: sessionID, on: connection)
-            return try Self.credentials(ofSession: sessionID, on: connection)
+            try Self.credentials(ofSession: sessionID, on: connection)
         }
     }
 

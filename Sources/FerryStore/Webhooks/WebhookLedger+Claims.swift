@@ -40,7 +40,6 @@ extension WebhookLedger {
     ) async throws -> (claimed: [ClaimedDelivery], candidates: [DeliveryCandidate], nextDueIn: Duration?) {
         guard limits.total > 0 else { return ([], [], nil) }
         let instanceID = self.instanceID
-        let leaseSeconds = Double(limits.lease.components.seconds)
         return try await pool.withTransaction { connection in
             let rows = try connection.query(
                 """
@@ -104,7 +103,7 @@ extension WebhookLedger {
                 ORDER BY l.id IS NULL, r.next_attempt_at, r.id
                 LIMIT $4 + $7
                 """,
-                [instanceID, limits.perEndpoint, limits.perTenant, limits.total, leaseSeconds, answered, Self.maximumCandidates]
+                [instanceID, limits.perEndpoint, limits.perTenant, limits.total, limits.lease.secondsValue, answered, Self.maximumCandidates]
             )
             var ids: [String] = []
             var candidates: [DeliveryCandidate] = []

@@ -40,7 +40,6 @@ public struct WebhookLedger: Sendable {
     /// subscribes to its type. Decision deliveries are left to `decide`: the queue only sends
     /// one that nobody decided within `decisionGrace`.
     public func fanOut(upTo horizon: Int64, limit: Int, decisionGrace: Duration) async throws -> FanOut {
-        let graceSeconds = Double(decisionGrace.components.seconds) + Double(decisionGrace.components.attoseconds) / 1e18
         let optIn = DelegateEventFilter.optIn.map(\.rawValue)
         return try await pool.withTransaction { connection in
             guard let cursorRow = try connection.query(
@@ -89,7 +88,7 @@ public struct WebhookLedger: Sendable {
                        (SELECT count(*) FROM subscribed) AS subscribed, (SELECT count(*) FROM inserted) AS created,
                        (SELECT array_agg(DISTINCT session_id) FROM batch) AS sessions
                 """,
-                [cursor, horizon, limit, Self.decisionTypes, graceSeconds, optIn]
+                [cursor, horizon, limit, Self.decisionTypes, decisionGrace.secondsValue, optIn]
             )[0]
             let read = try result.decode("read", as: Int.self)
             // A short batch read everything up to the horizon (gaps are rolled-back positions).

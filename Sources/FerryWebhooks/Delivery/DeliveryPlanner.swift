@@ -37,7 +37,7 @@ struct DeliveryPlanner: Sendable {
         }
         let since = failingSince ?? now
         var endpoint = EndpointChange.failing(since: since)
-        if now.timeIntervalSince(since) >= disableAfter.seconds {
+        if now.timeIntervalSince(since) >= disableAfter.secondsValue {
             endpoint = .disable(reason: "every delivery failed for \(Self.describe(disableAfter)) (since \(ISO8601Parsing.string(from: since)))")
         }
         if isDecision {
@@ -49,7 +49,7 @@ struct DeliveryPlanner: Sendable {
         guard let delay = schedule.delay(afterFailedAttempt: attemptNumber, retryAfter: outcome.retryAfter, using: &generator) else {
             return DeliveryPlan(status: .dead, nextAttemptAt: nil, endpoint: endpoint)
         }
-        return DeliveryPlan(status: .pending, nextAttemptAt: now.addingTimeInterval(delay.seconds), endpoint: endpoint)
+        return DeliveryPlan(status: .pending, nextAttemptAt: now.addingTimeInterval(delay.secondsValue), endpoint: endpoint)
     }
 
     private static func describe(_ duration: Duration) -> String {
@@ -57,16 +57,5 @@ struct DeliveryPlanner: Sendable {
         if seconds % 86400 == 0 { return "\(seconds / 86400) days" }
         if seconds % 3600 == 0 { return "\(seconds / 3600) hours" }
         return "\(seconds) s"
-    }
-}
-
-extension Duration {
-    /// Seconds as a floating-point number (for `Date` arithmetic).
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-
-    var milliseconds: Int {
-        Int(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000)
     }
 }

@@ -45,8 +45,8 @@ final class WebhookExchange: CurlTransferDelegate {
         try easy.set(.redirectProtocols, "http,https")
         // Never a proxy from the environment.
         try easy.set(.proxy, "")
-        try easy.set(.connectTimeoutMilliseconds, max(1, min(connectTimeout, request.timeout).milliseconds))
-        try easy.set(.timeoutMilliseconds, max(1, request.timeout.milliseconds))
+        try easy.set(.connectTimeoutMilliseconds, max(1, Int(min(connectTimeout, request.timeout).wholeMilliseconds)))
+        try easy.set(.timeoutMilliseconds, max(1, Int(request.timeout.wholeMilliseconds)))
     }
 
     /// Turns curl's result into the answer, and hands it to whoever waits.

@@ -30,7 +30,7 @@ enum WebhookTransportFailure: Sendable, Equatable, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .timedOut(let limit): "no complete answer within \(limit.milliseconds) ms"
+        case .timedOut(let limit): "no complete answer within \(limit.wholeMilliseconds) ms"
         case .refused(let reason): reason
         case .transport(let detail): detail
         case .shuttingDown: "Ferry was shutting down"
