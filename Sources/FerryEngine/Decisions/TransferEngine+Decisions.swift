@@ -3,13 +3,12 @@ import FerryStore
 import Foundation
 
 extension TransferEngine {
-    /// Asks the receiver about a decision event that is in the log (within `decisionTimeout`)
-    /// and hands the decision to the waiting transfer.
-    func askReceiver(_ request: DecisionRequest) async {
-        guard let eventID = request.event.id else { return }
+    /// Asks the receiver about a decision event that is in the log, whose delivery was claimed
+    /// when it was written (within `decisionTimeout`), and hands the decision to the waiting transfer.
+    func askReceiver(_ request: DecisionRequest, claim: DecisionClaim?) async {
         let taskID = request.event.lease.taskID
         let (type, proposed) = (request.event.type, request.proposedRequest ?? TransferRequest(url: ""))
-        let reply = await gateway?.decide(eventID: eventID, taskID: taskID, timeout: configuration.decisionTimeout) { reply in
+        let reply = await gateway?.decide(claim, timeout: configuration.decisionTimeout) { reply in
             DecisionReplies.rejection(of: reply, to: type, proposed: proposed, urlChecker: DecisionURLChecker())
         }
         guard let outcome = DecisionOutcome(reply: reply, to: request),
@@ -34,8 +33,8 @@ extension TransferEngine {
             writer.enqueue(.events([event.decidedByDefault]))
             return true
         }
-        await commit(event)
-        let reply = await gateway.decide(eventID: eventID, taskID: ended.job.taskID, timeout: configuration.decisionTimeout) { reply in
+        let claim = await commitClaiming(event, AskedDecision(eventID: eventID, taskID: ended.job.taskID))
+        let reply = await gateway.decide(claim, timeout: configuration.decisionTimeout) { reply in
             DecisionReplies.rejection(of: reply, to: .dataTaskWillCacheResponse, proposed: TransferRequest(url: ""), urlChecker: DecisionURLChecker())
         }
         return DecisionReplies.allowsCaching(reply) ?? true
@@ -49,9 +48,10 @@ extension TransferEngine {
         job.receivesData = subscription.subscribes(to: .dataTaskDidReceiveData)
     }
 
-    private func commit(_ event: OwnerEvent) async {
+    /// Writes the decision event and claims its delivery in the same transaction.
+    private func commitClaiming(_ event: OwnerEvent, _ asked: AskedDecision) async -> DecisionClaim? {
         await withCheckedContinuation { continuation in
-            writer.enqueue(.events([event], committed: [{ continuation.resume() }]))
+            writer.enqueue(.events([event], asking: [.init(decision: asked) { continuation.resume(returning: $0) }]))
         }
     }
 }

@@ -9,15 +9,25 @@ import Synchronization
 /// progress before its completion). Consecutive writes of the same kind share a transaction.
 final class LedgerWriter: Sendable {
     enum Write: Sendable {
-        /// `committed` runs once the events are in the log (for a decision: the receiver is asked after).
-        case events([OwnerEvent], committed: [@Sendable () -> Void] = [])
+        /// `asking`: decision events among them whose deliveries the same transaction claims;
+        /// each is told its claim once the events are in the log (the receiver is asked after).
+        case events([OwnerEvent], asking: [AskingDecision] = [])
         /// Transfers' ends, after their last events (both in one transaction).
         case finish([(lease: LeaseToken, outcome: TransferOutcome)], after: [OwnerEvent] = [])
         case heartbeat([TransferProgress], reply: @Sendable (HeartbeatResult?) -> Void)
         case cookies([CookieUpdate])
     }
 
+    /// A decision event that waits for its delivery's claim (nil: nobody hears it, or nothing
+    /// was written).
+    struct AskingDecision: Sendable {
+        var decision: AskedDecision
+        var claimed: @Sendable (DecisionClaim?) -> Void
+    }
+
     private let ledger: TransferLedger
+    /// How decision deliveries are claimed, asked for each transaction; nil without a gateway.
+    private let claimTerms: (@Sendable () -> DecisionClaimTerms)?
     private let cookies: CookieStore
     private let queue = Mutex<(writes: [Write], isStopped: Bool)>(([], false))
     private let doorbell: AsyncStream<Void>.Continuation
@@ -33,8 +43,10 @@ final class LedgerWriter: Sendable {
 
     init(
         ledger: TransferLedger, cookies: CookieStore, workers: Int, version: String, logger: Logger,
-        resumeData: ResumeDataIssuer, finished: @escaping @Sendable () -> Void
+        resumeData: ResumeDataIssuer, claimTerms: (@Sendable () -> DecisionClaimTerms)? = nil,
+        finished: @escaping @Sendable () -> Void
     ) {
+        self.claimTerms = claimTerms
         self.finished = finished
         self.resumeData = resumeData
         self.ledger = ledger
@@ -54,7 +66,7 @@ final class LedgerWriter: Sendable {
         guard accepted else {
             // After the final drain nothing is written; whoever waits for an answer gets none.
             if case .heartbeat(_, let reply) = write { reply(nil) }
-            if case .events(_, let committed) = write { committed.forEach { $0() } }
+            if case .events(_, let asking) = write { asking.forEach { $0.claimed(nil) } }
             return
         }
         doorbell.yield()
@@ -96,14 +108,14 @@ final class LedgerWriter: Sendable {
         var merged: [Write] = []
         for write in writes {
             switch (merged.last, write) {
-            case (.events(let earlier, let earlierCommitted)?, .events(let later, let laterCommitted)):
-                merged[merged.count - 1] = .events(earlier + later, committed: earlierCommitted + laterCommitted)
-            case (.events(let events, let committed)?, .finish(let outcomes, let after)) where committed.isEmpty:
+            case (.events(let earlier, let earlierAsking)?, .events(let later, let laterAsking)):
+                merged[merged.count - 1] = .events(earlier + later, asking: earlierAsking + laterAsking)
+            case (.events(let events, let asking)?, .finish(let outcomes, let after)) where asking.isEmpty:
                 merged[merged.count - 1] = .finish(outcomes, after: events + after)
             // Later events may move before earlier ends: they cannot belong to a transfer that
             // ends earlier (its lease is gone with its end, and it is claimed again only after
             // that end is written), so every task's own events keep their order.
-            case (.finish(let outcomes, let earlier)?, .events(let later, let committed)) where committed.isEmpty:
+            case (.finish(let outcomes, let earlier)?, .events(let later, let asking)) where asking.isEmpty:
                 merged[merged.count - 1] = .finish(outcomes, after: earlier + later)
             case (.finish(let earlier, let earlierEvents)?, .finish(let later, let laterEvents)):
                 merged[merged.count - 1] = .finish(earlier + later, after: earlierEvents + laterEvents)
@@ -124,9 +136,13 @@ final class LedgerWriter: Sendable {
         while true {
             do {
                 switch write {
-                case .events(let events, let committed):
-                    try await ledger.record(events)
-                    committed.forEach { $0() }
+                case .events(let events, let asking):
+                    let terms = asking.isEmpty ? nil : claimTerms?()
+                    let claimed = try await ledger.record(events, asking: asking.map(\.decision), terms: terms)
+                    if let failure = claimed.failure {
+                        logger.error("cannot claim decision deliveries; the default applies", metadata: ["error": "\(failure)"])
+                    }
+                    for waiting in asking { waiting.claimed(claimed.claims[waiting.decision.eventID]) }
                 case .finish(let outcomes, let events):
                     try await ledger.finish(outcomes, after: events, resumeData: resumeData)
                     finished()

@@ -64,9 +64,14 @@ public final class TransferEngine: Service, Sendable {
         self.logger = logger
         let (capacityRings, capacityBell) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         (self.capacityRings, self.capacityBell) = (capacityRings, capacityBell)
+        let decisionTimeout = configuration.decisionTimeout
+        var claimTerms: (@Sendable () -> DecisionClaimTerms)?
+        if let gateway {
+            claimTerms = { gateway.claimTerms(timeout: decisionTimeout) }
+        }
         self.writer = LedgerWriter(
             ledger: ledger, cookies: database.cookies, workers: configuration.workerCount, version: configuration.version, logger: logger,
-            resumeData: resumeData, finished: { capacityBell.yield() }
+            resumeData: resumeData, claimTerms: claimTerms, finished: { capacityBell.yield() }
         )
         self.blocking = BlockingPool(name: "ferry-files", threadCount: configuration.fileThreadCount)
         self.directorySyncs = DirectorySyncs(blocking: blocking)
@@ -182,11 +187,14 @@ public final class TransferEngine: Service, Sendable {
                         writer.enqueue(.events([request.event.decidedByDefault]))
                         continue
                     }
-                    let (committed, markCommitted) = AsyncStream<Void>.makeStream()
-                    writer.enqueue(.events([request.event], committed: [{ markCommitted.finish() }]))
+                    guard let eventID = request.event.id else { continue }
+                    let (claims, claimed) = AsyncStream<DecisionClaim?>.makeStream()
+                    let asked = AskedDecision(eventID: eventID, taskID: request.event.lease.taskID)
+                    writer.enqueue(.events([request.event], asking: [.init(decision: asked) { claimed.yield($0); claimed.finish() }]))
                     group.addTask {
-                        for await _ in committed {}
-                        await self.askReceiver(request)
+                        var claim: DecisionClaim?
+                        for await answer in claims { claim = answer }
+                        await self.askReceiver(request, claim: claim)
                     }
                 case .cookies(let update, let handling, let sessionKind):
                     if sessionKind == .ephemeral {

@@ -101,15 +101,33 @@ extension TransferLedger {
 
     /// Appends events of owned transfers in one transaction, each fenced like every owner write
     /// (the events of a task whose lease is lost are dropped).
-    public func record(_ events: [OwnerEvent]) async throws {
-        guard !events.isEmpty else { return }
+    /// Also claims, for this instance, the deliveries of the decision events in `asking` (with
+    /// `terms`), in the same transaction: see `WebhookLedger.claimDecisions`.
+    @discardableResult
+    public func record(
+        _ events: [OwnerEvent], asking: [AskedDecision] = [], terms: DecisionClaimTerms? = nil
+    ) async throws -> ClaimedDecisions {
+        guard !events.isEmpty else { return ClaimedDecisions() }
         let instanceID = self.instanceID
-        try await pool.withTransaction { connection in
+        return try await pool.withTransaction { connection in
             try IndexedPlans.apply(on: connection)
             let locked = try Self.lockOwned(Set(events.map(\.lease)), instanceID: instanceID, on: connection)
             var batch = EventBatch()
             try Self.record(events, locked: locked, into: &batch, on: connection)
             try batch.flush(on: connection)
+            guard let terms, !asking.isEmpty else { return ClaimedDecisions() }
+            do {
+                return ClaimedDecisions(claims: try connection.withSavepoint("decision_claims") { connection in
+                    try WebhookLedger.claimDecisions(asking, terms: terms, on: connection)
+                })
+            } catch let error as PostgresError where !connection.isBroken {
+                // The events are written all the same: a claim that failed must not hold them up
+                // (the writer would try them again and again). Those decisions take the default.
+                try connection.execute(
+                    "UPDATE events SET decided_by = 'default' WHERE id = ANY($1) AND decided_by IS NULL", [asking.map(\.eventID)]
+                )
+                return ClaimedDecisions(failure: error)
+            }
         }
     }
 

@@ -31,6 +31,16 @@ public protocol DecisionGateway: Sendable {
     func decide(
         eventID: String, taskID: String, timeout: Duration, honouring: @escaping @Sendable (JSONValue) -> String?
     ) async -> JSONValue?
+
+    /// How the owner claims decision deliveries in the transaction that writes their events
+    /// (`TransferLedger.record(_:asking:terms:)`), for a decision that waits at most `timeout`.
+    func claimTerms(timeout: Duration) -> DecisionClaimTerms
+
+    /// As `decide(eventID:…)`, for a decision whose delivery the owner claimed when it wrote the
+    /// event (`claim`; nil: nobody hears it, and the claim recorded the default).
+    func decide(
+        _ claim: DecisionClaim?, timeout: Duration, honouring: @escaping @Sendable (JSONValue) -> String?
+    ) async -> JSONValue?
 }
 
 extension DecisionGateway {

@@ -3,27 +3,39 @@ import FerryStore
 import Foundation
 
 extension WebhookService: DecisionGateway {
+    public func claimTerms(timeout: Duration) -> DecisionClaimTerms {
+        DecisionClaimTerms(
+            instanceID: ledger.instanceID, lease: decisionLease(timeout), decisionGrace: configuration.decisionGrace,
+            answered: recorder.answeredDeliveryIDs()
+        )
+    }
+
     public func decide(
         eventID: String, taskID: String, timeout: Duration, honouring: @escaping @Sendable (JSONValue) -> String?
     ) async -> JSONValue? {
-        let timeout = min(max(timeout, .zero), configuration.maximumDecisionTimeout)
-        let deadline = ContinuousClock.now + timeout
-        let lease = timeout + .seconds(5)
-        let claim: DecisionClaim
+        let claim: DecisionClaim?
         do {
-            guard let claimed = try await ledger.claimDecision(
-                eventID: eventID, taskID: taskID, lease: lease, decisionGrace: configuration.decisionGrace,
+            claim = try await ledger.claimDecision(
+                eventID: eventID, taskID: taskID, lease: decisionLease(timeout), decisionGrace: configuration.decisionGrace,
                 answered: recorder.answeredDeliveryIDs()
-            ) else {
-                await recordDefaultDecision(eventID: eventID)
-                return nil
-            }
-            claim = claimed
+            )
         } catch {
             logger.error("cannot prepare a decision", metadata: ["event": "\(eventID)", "error": "\(error)"])
             await recordDefaultDecision(eventID: eventID)
             return nil
         }
+        return await decide(claim, timeout: timeout, honouring: honouring)
+    }
+
+    public func decide(
+        _ claim: DecisionClaim?, timeout: Duration, honouring: @escaping @Sendable (JSONValue) -> String?
+    ) async -> JSONValue? {
+        // Without a claim nobody hears the event, and the claim recorded the default.
+        guard let claim else { return nil }
+        let eventID = claim.decision.event.id
+        let timeout = decisionTimeout(timeout)
+        let deadline = ContinuousClock.now + timeout
+        let lease = decisionLease(timeout)
         // The task's earlier events go first (per-task order). This call sends them itself, at
         // once and in order, rather than waiting for the fan-out and the queue: a decision that
         // waited for a queue slot while holding one was how many paused transfers stalled each
@@ -67,6 +79,16 @@ extension WebhookService: DecisionGateway {
             await recordDefaultDecision(eventID: eventID)
             return nil
         }
+    }
+
+    /// The decision's wait, within the service's limit.
+    private func decisionTimeout(_ asked: Duration) -> Duration {
+        min(max(asked, .zero), configuration.maximumDecisionTimeout)
+    }
+
+    /// A decision delivery's lease outlasts its wait, so no queue takes it while it is sent.
+    private func decisionLease(_ timeout: Duration) -> Duration {
+        decisionTimeout(timeout) + .seconds(5)
     }
 
     /// Records a decision that was not sent because what must precede it did not get through.

@@ -160,6 +160,36 @@ struct EngineDecisionTests {
         }
     }
 
+    @Test("a decision's delivery is claimed by the transaction that writes its event, after the task's earlier events")
+    func claimedWithTheEvent() async throws {
+        let origin = try origin()
+        let receiver = try Receiver(replies: ["dataTask.didReceiveResponse": #"{"disposition": "allow"}"#])
+        defer { origin.stop(); receiver.origin.stop() }
+        try await EngineHarness.run(webhooks: Self.webhooks) { ferry in
+            let task = try await ferry.completion(of: try await ferry.startTask(
+                in: try await session(ferry, receiver: receiver), kind: .data, url: origin.url("/target")
+            ).id)
+            #expect(task.error == nil)
+            #expect(try await decidedBy(ferry, task: task.id, type: .dataTaskDidReceiveResponse) == "receiver")
+            // now() is the transaction's start: one transaction wrote the event and its delivery.
+            let sameTransaction = try await ferry.database.database.pool.withConnection { connection in
+                try connection.query(
+                    """
+                    SELECT d.created_at = e.created_at FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+                    WHERE e.task_id = $1 AND e.type = $2
+                    """,
+                    [task.id, EventType.dataTaskDidReceiveResponse.rawValue]
+                ).first?.decode(0, as: Bool.self)
+            }
+            #expect(sameTransaction == true)
+            // Per-task order: the task's first event reached the receiver before the decision.
+            let types = receiver.types()
+            let created = try #require(types.firstIndex(of: EventType.taskDidCreateTask.rawValue))
+            let decision = try #require(types.firstIndex(of: EventType.dataTaskDidReceiveResponse.rawValue))
+            #expect(created < decision)
+        }
+    }
+
     @Test("a decision the delegate did not subscribe to takes the default without a call")
     func unsubscribed() async throws {
         let origin = try origin()
