@@ -20,7 +20,7 @@ struct LedgerWriterCoalescingTests {
             .events([lastWrite(second)]), .finish([(second, .completed(TaskCompletion()))]),
         ])
         #expect(merged.count == 1)
-        guard case .finish(let outcomes, let events)? = merged.first else {
+        guard case .finish(let outcomes, let events, _)? = merged.first else {
             Issue.record("expected one finish, got \(merged)")
             return
         }
@@ -34,10 +34,26 @@ struct LedgerWriterCoalescingTests {
             .finish([(first, .completed(TaskCompletion()))]), .events([lastWrite(second)]), .cookies([]),
         ])
         #expect(merged.count == 2)
-        guard case .finish(_, let events)? = merged.first, case .cookies? = merged.last else {
+        guard case .finish(_, let events, _)? = merged.first, case .cookies? = merged.last else {
             Issue.record("unexpected merge: \(merged)")
             return
         }
         #expect(events.map(\.lease) == [second])
+    }
+
+    @Test("a decision event joins the ends around it, and still waits for its claim")
+    func decisionsJoinEnds() {
+        let decision = OwnerEvent(lease: second, type: .dataTaskDidReceiveResponse, data: [:], id: "evt_decision")
+        let asking = LedgerWriter.AskingDecision(decision: AskedDecision(eventID: "evt_decision", taskID: second.taskID)) { _ in }
+        let merged = LedgerWriter.coalesce([
+            .finish([(first, .completed(TaskCompletion()))]), .events([decision], asking: [asking]),
+        ])
+        #expect(merged.count == 1)
+        guard case .finish(_, let events, let waiting)? = merged.first else {
+            Issue.record("expected one finish, got \(merged)")
+            return
+        }
+        #expect(events.map(\.id) == ["evt_decision"])
+        #expect(waiting.map(\.decision.eventID) == ["evt_decision"])
     }
 }

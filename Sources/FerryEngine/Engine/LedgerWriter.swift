@@ -12,8 +12,8 @@ final class LedgerWriter: Sendable {
         /// `asking`: decision events among them whose deliveries the same transaction claims;
         /// each is told its claim once the events are in the log (the receiver is asked after).
         case events([OwnerEvent], asking: [AskingDecision] = [])
-        /// Transfers' ends, after their last events (both in one transaction).
-        case finish([(lease: LeaseToken, outcome: TransferOutcome)], after: [OwnerEvent] = [])
+        /// Transfers' ends, after their last events (both in one transaction); `asking` as for `events`.
+        case finish([(lease: LeaseToken, outcome: TransferOutcome)], after: [OwnerEvent] = [], asking: [AskingDecision] = [])
         case heartbeat([TransferProgress], reply: @Sendable (HeartbeatResult?) -> Void)
         case cookies([CookieUpdate])
     }
@@ -67,6 +67,7 @@ final class LedgerWriter: Sendable {
             // After the final drain nothing is written; whoever waits for an answer gets none.
             if case .heartbeat(_, let reply) = write { reply(nil) }
             if case .events(_, let asking) = write { asking.forEach { $0.claimed(nil) } }
+            if case .finish(_, _, let asking) = write { asking.forEach { $0.claimed(nil) } }
             return
         }
         doorbell.yield()
@@ -110,15 +111,15 @@ final class LedgerWriter: Sendable {
             switch (merged.last, write) {
             case (.events(let earlier, let earlierAsking)?, .events(let later, let laterAsking)):
                 merged[merged.count - 1] = .events(earlier + later, asking: earlierAsking + laterAsking)
-            case (.events(let events, let asking)?, .finish(let outcomes, let after)) where asking.isEmpty:
-                merged[merged.count - 1] = .finish(outcomes, after: events + after)
+            case (.events(let events, let asking)?, .finish(let outcomes, let after, let laterAsking)):
+                merged[merged.count - 1] = .finish(outcomes, after: events + after, asking: asking + laterAsking)
             // Later events may move before earlier ends: they cannot belong to a transfer that
             // ends earlier (its lease is gone with its end, and it is claimed again only after
             // that end is written), so every task's own events keep their order.
-            case (.finish(let outcomes, let earlier)?, .events(let later, let asking)) where asking.isEmpty:
-                merged[merged.count - 1] = .finish(outcomes, after: earlier + later)
-            case (.finish(let earlier, let earlierEvents)?, .finish(let later, let laterEvents)):
-                merged[merged.count - 1] = .finish(earlier + later, after: earlierEvents + laterEvents)
+            case (.finish(let outcomes, let earlier, let earlierAsking)?, .events(let later, let asking)):
+                merged[merged.count - 1] = .finish(outcomes, after: earlier + later, asking: earlierAsking + asking)
+            case (.finish(let earlier, let earlierEvents, let earlierAsking)?, .finish(let later, let laterEvents, let laterAsking)):
+                merged[merged.count - 1] = .finish(earlier + later, after: earlierEvents + laterEvents, asking: earlierAsking + laterAsking)
             case (.cookies(let earlier)?, .cookies(let later)):
                 merged[merged.count - 1] = .cookies(earlier + later)
             default:
@@ -126,6 +127,14 @@ final class LedgerWriter: Sendable {
             }
         }
         return merged
+    }
+
+    /// Hands each waiting decision its claim.
+    private func tell(_ asking: [AskingDecision], _ claimed: ClaimedDecisions) {
+        if let failure = claimed.failure {
+            logger.error("cannot claim decision deliveries; the default applies", metadata: ["error": "\(failure)"])
+        }
+        for waiting in asking { waiting.claimed(claimed.claims[waiting.decision.eventID]) }
     }
 
     /// Performs one write, retrying while the database is unreachable: dropping it would lose
@@ -138,14 +147,14 @@ final class LedgerWriter: Sendable {
                 switch write {
                 case .events(let events, let asking):
                     let terms = asking.isEmpty ? nil : claimTerms?()
-                    let claimed = try await ledger.record(events, asking: asking.map(\.decision), terms: terms)
-                    if let failure = claimed.failure {
-                        logger.error("cannot claim decision deliveries; the default applies", metadata: ["error": "\(failure)"])
-                    }
-                    for waiting in asking { waiting.claimed(claimed.claims[waiting.decision.eventID]) }
-                case .finish(let outcomes, let events):
-                    try await ledger.finish(outcomes, after: events, resumeData: resumeData)
+                    tell(asking, try await ledger.record(events, asking: asking.map(\.decision), terms: terms))
+                case .finish(let outcomes, let events, let asking):
+                    let terms = asking.isEmpty ? nil : claimTerms?()
+                    let (_, claimed) = try await ledger.finish(
+                        outcomes, after: events, asking: asking.map(\.decision), terms: terms, resumeData: resumeData
+                    )
                     finished()
+                    tell(asking, claimed)
                 case .cookies(let updates):
                     try await cookies.apply(updates)
                 case .heartbeat(let progress, let reply):

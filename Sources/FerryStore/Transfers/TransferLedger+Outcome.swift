@@ -42,7 +42,16 @@ extension TransferLedger {
         _ outcomes: [(lease: LeaseToken, outcome: TransferOutcome)], after events: [OwnerEvent] = [],
         resumeData: ResumeDataIssuer? = nil
     ) async throws -> Set<LeaseToken> {
-        guard !outcomes.isEmpty || !events.isEmpty else { return [] }
+        try await finish(outcomes, after: events, asking: [], terms: nil, resumeData: resumeData).lost
+    }
+
+    /// `finish`, which also claims the deliveries of the decision events in `asking` among
+    /// `events` (see `record(_:asking:terms:)`), in the same transaction.
+    public func finish(
+        _ outcomes: [(lease: LeaseToken, outcome: TransferOutcome)], after events: [OwnerEvent],
+        asking: [AskedDecision], terms: DecisionClaimTerms?, resumeData: ResumeDataIssuer? = nil
+    ) async throws -> (lost: Set<LeaseToken>, decisions: ClaimedDecisions) {
+        guard !outcomes.isEmpty || !events.isEmpty else { return ([], ClaimedDecisions()) }
         let instanceID = self.instanceID
         return try await pool.withTransaction { connection in
             // Every statement here finds its rows by key: plans made once serve every batch.
@@ -95,7 +104,7 @@ extension TransferLedger {
             try completions.flush(on: connection)
             try SessionInvalidation.finishIfLastTasks(ofSessions: completedSessions, events: &batch, on: connection)
             try batch.flush(on: connection)
-            return lost
+            return (lost, try Self.claimDecisions(asking, terms: terms, on: connection))
         }
     }
 
@@ -115,19 +124,26 @@ extension TransferLedger {
             var batch = EventBatch()
             try Self.record(events, locked: locked, into: &batch, on: connection)
             try batch.flush(on: connection)
-            guard let terms, !asking.isEmpty else { return ClaimedDecisions() }
-            do {
-                return ClaimedDecisions(claims: try connection.withSavepoint("decision_claims") { connection in
-                    try WebhookLedger.claimDecisions(asking, terms: terms, on: connection)
-                })
-            } catch let error as PostgresError where !connection.isBroken {
-                // The events are written all the same: a claim that failed must not hold them up
-                // (the writer would try them again and again). Those decisions take the default.
-                try connection.execute(
-                    "UPDATE events SET decided_by = 'default' WHERE id = ANY($1) AND decided_by IS NULL", [asking.map(\.eventID)]
-                )
-                return ClaimedDecisions(failure: error)
-            }
+            return try Self.claimDecisions(asking, terms: terms, on: connection)
+        }
+    }
+
+    /// Claims the deliveries of decision events this transaction wrote, in a savepoint.
+    private static func claimDecisions(
+        _ asking: [AskedDecision], terms: DecisionClaimTerms?, on connection: PostgresConnection
+    ) throws -> ClaimedDecisions {
+        guard let terms, !asking.isEmpty else { return ClaimedDecisions() }
+        do {
+            return ClaimedDecisions(claims: try connection.withSavepoint("decision_claims") { connection in
+                try WebhookLedger.claimDecisions(asking, terms: terms, on: connection)
+            })
+        } catch let error as PostgresError where !connection.isBroken {
+            // The events are written all the same: a claim that failed must not hold them up
+            // (the writer would try them again and again). Those decisions take the default.
+            try connection.execute(
+                "UPDATE events SET decided_by = 'default' WHERE id = ANY($1) AND decided_by IS NULL", [asking.map(\.eventID)]
+            )
+            return ClaimedDecisions(failure: error)
         }
     }
 

@@ -36,8 +36,10 @@ extension WebhookLedger {
                    CASE WHEN e.type = ANY($4::text[]) THEN now() + make_interval(secs => $5) ELSE now() END
             FROM unnest($1::text[], $2::text[], $3::int8[]) AS c(endpoint_id, task_id, sequence)
             JOIN webhook_endpoints w ON w.id = c.endpoint_id
-            JOIN events e ON e.task_id = c.task_id AND e.sequence < c.sequence AND e.tenant_id = w.tenant_id
-            WHERE e.position > (SELECT position FROM webhook_dispatch WHERE id = 1)
+            -- Each task's events by its index (OFFSET 0 keeps it apart): joined, the planner
+            -- read every event the fan-out has not reached yet, of every task of the tenant.
+            CROSS JOIN LATERAL (SELECT * FROM events e WHERE e.task_id = c.task_id AND e.sequence < c.sequence OFFSET 0) e
+            WHERE e.tenant_id = w.tenant_id AND e.position > (SELECT position FROM webhook_dispatch WHERE id = 1)
               AND CASE WHEN w.events IS NULL THEN e.type <> ALL($6::text[]) ELSE e.type = ANY(w.events) END
             ORDER BY e.position
             ON CONFLICT (event_id, endpoint_id) DO NOTHING
@@ -69,12 +71,17 @@ extension WebhookLedger {
         guard !decisions.isEmpty else { return [:] }
         let earlier = try connection.query(
             """
-            SELECT c.decision, d.id, coalesce(d.lease_expires_at >= now(), false) AS leased
+            SELECT c.decision, d.id, d.leased
             FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[]) WITH ORDINALITY AS c(decision, endpoint_id, stream_id, sequence, ordinal)
-            JOIN webhook_deliveries d ON d.endpoint_id = c.endpoint_id AND d.stream_id = c.stream_id AND d.sequence < c.sequence
-            WHERE d.status = 'pending' AND d.id <> ALL($5::text[])
+            -- Each stream by its index: joined, the planner read every pending delivery.
+            CROSS JOIN LATERAL (
+                SELECT p.id, p.sequence, coalesce(p.lease_expires_at >= now(), false) AS leased FROM webhook_deliveries p
+                WHERE p.endpoint_id = c.endpoint_id AND p.stream_id = c.stream_id AND p.status = 'pending'
+                  AND p.sequence < c.sequence AND p.id <> ALL($5::text[])
+                ORDER BY p.sequence
+                FOR NO KEY UPDATE
+            ) d
             ORDER BY c.ordinal, d.sequence
-            FOR NO KEY UPDATE OF d
             """,
             [decisions.map(\.deliveryID), decisions.map(\.endpointID), decisions.map(\.streamID), decisions.map(\.event.sequence), answered]
         )
