@@ -21,21 +21,6 @@ extension PostgresConnection {
         return value
     }
 
-    /// Runs `body` inside a savepoint of the current transaction. When it throws, only its own
-    /// work is undone and the transaction can go on; the error is rethrown for the caller.
-    @discardableResult
-    public func withSavepoint<T>(_ name: String, _ body: (PostgresConnection) throws -> T) throws -> T {
-        try execute("SAVEPOINT \(name)")
-        do {
-            let value = try body(self)
-            try execute("RELEASE SAVEPOINT \(name)")
-            return value
-        } catch {
-            if !isBroken { try execute("ROLLBACK TO SAVEPOINT \(name)") }
-            throw error
-        }
-    }
-
     private func rollBackAfterFailure() {
         guard !isBroken else { return }
         do {

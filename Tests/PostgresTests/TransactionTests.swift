@@ -43,27 +43,6 @@ import Testing
         }
     }
 
-    @Test func aFailedSavepointUndoesOnlyItsOwnWork() async throws {
-        try await withTestPool { pool, _ in
-            try await pool.withConnection { try $0.execute("CREATE TABLE ledger (amount int NOT NULL)") }
-            try await pool.withTransaction { connection in
-                try connection.execute("INSERT INTO ledger VALUES (1)")
-                #expect(throws: PostgresError.self) {
-                    try connection.withSavepoint("part") { connection in
-                        try connection.execute("INSERT INTO ledger VALUES (2)")
-                        try connection.execute("INSERT INTO ledger VALUES (NULL)")
-                    }
-                }
-                // The transaction goes on, and a savepoint that succeeds keeps its work.
-                try connection.withSavepoint("part") { try $0.execute("INSERT INTO ledger VALUES (3)") }
-            }
-            let amounts = try await pool.withConnection { connection in
-                try connection.query("SELECT amount FROM ledger ORDER BY amount").map { try $0.decode("amount", as: Int.self) }
-            }
-            #expect(amounts == [1, 3])
-        }
-    }
-
     @Test func connectionLostMidTransactionThrowsAndIsNotRetried() async throws {
         try await withTestPool(size: 1) { pool, conninfo in
             try await pool.withConnection { try $0.execute("CREATE TABLE ledger (amount int NOT NULL)") }

@@ -130,26 +130,26 @@ final class LedgerWriter: Sendable {
     }
 
     /// Hands each waiting decision its claim.
-    private func tell(_ asking: [AskingDecision], _ claimed: ClaimedDecisions) {
-        if let failure = claimed.failure {
-            logger.error("cannot claim decision deliveries; the default applies", metadata: ["error": "\(failure)"])
-        }
-        for waiting in asking { waiting.claimed(claimed.claims[waiting.decision.eventID]) }
+    private func tell(_ asking: [AskingDecision], _ claims: [String: DecisionClaim]) {
+        for waiting in asking { waiting.claimed(claims[waiting.decision.eventID]) }
     }
 
     /// Performs one write, retrying while the database is unreachable: dropping it would lose
     /// an event, and skipping ahead would reorder them. Heartbeats are not retried (the next
-    /// one supersedes them).
+    /// one supersedes them). A write that fails while claiming decisions is tried again
+    /// without the claims: those decisions take the default (the queue sends their events
+    /// after the grace period), and the write is not held up by them.
     private func perform(_ write: Write) async {
         var delay = Duration.milliseconds(100)
+        var claiming = true
         while true {
+            // Taken for each try: the recorder's answered deliveries change meanwhile.
+            let terms = claiming && write.asksForDecisions ? claimTerms?() : nil
             do {
                 switch write {
                 case .events(let events, let asking):
-                    let terms = asking.isEmpty ? nil : claimTerms?()
                     tell(asking, try await ledger.record(events, asking: asking.map(\.decision), terms: terms))
                 case .finish(let outcomes, let events, let asking):
-                    let terms = asking.isEmpty ? nil : claimTerms?()
                     let (_, claimed) = try await ledger.finish(
                         outcomes, after: events, asking: asking.map(\.decision), terms: terms, resumeData: resumeData
                     )
@@ -167,10 +167,25 @@ final class LedgerWriter: Sendable {
                 }
                 return
             } catch {
+                if claiming, write.asksForDecisions {
+                    logger.error("writing decision events with their claims failed; writing them without", metadata: ["error": "\(error)"])
+                    claiming = false
+                    continue
+                }
                 logger.warning("writing transfer state failed; retrying", metadata: ["error": "\(error)"])
                 try? await Task.sleep(for: delay)
                 delay = min(delay * 2, .seconds(5))
             }
+        }
+    }
+}
+
+extension LedgerWriter.Write {
+    /// Whether the write claims decision deliveries.
+    var asksForDecisions: Bool {
+        switch self {
+        case .events(_, let asking), .finish(_, _, let asking): !asking.isEmpty
+        case .heartbeat, .cookies: false
         }
     }
 }

@@ -50,8 +50,8 @@ extension TransferLedger {
     public func finish(
         _ outcomes: [(lease: LeaseToken, outcome: TransferOutcome)], after events: [OwnerEvent],
         asking: [AskedDecision], terms: DecisionClaimTerms?, resumeData: ResumeDataIssuer? = nil
-    ) async throws -> (lost: Set<LeaseToken>, decisions: ClaimedDecisions) {
-        guard !outcomes.isEmpty || !events.isEmpty else { return ([], ClaimedDecisions()) }
+    ) async throws -> (lost: Set<LeaseToken>, decisions: [String: DecisionClaim]) {
+        guard !outcomes.isEmpty || !events.isEmpty else { return ([], [:]) }
         let instanceID = self.instanceID
         return try await pool.withTransaction { connection in
             // Every statement here finds its rows by key: plans made once serve every batch.
@@ -111,12 +111,13 @@ extension TransferLedger {
     /// Appends events of owned transfers in one transaction, each fenced like every owner write
     /// (the events of a task whose lease is lost are dropped).
     /// Also claims, for this instance, the deliveries of the decision events in `asking` (with
-    /// `terms`), in the same transaction: see `WebhookLedger.claimDecisions`.
+    /// `terms`), in the same transaction (see `WebhookLedger.claimDecisions`); answers the claims
+    /// by event id.
     @discardableResult
     public func record(
         _ events: [OwnerEvent], asking: [AskedDecision] = [], terms: DecisionClaimTerms? = nil
-    ) async throws -> ClaimedDecisions {
-        guard !events.isEmpty else { return ClaimedDecisions() }
+    ) async throws -> [String: DecisionClaim] {
+        guard !events.isEmpty else { return [:] }
         let instanceID = self.instanceID
         return try await pool.withTransaction { connection in
             try IndexedPlans.apply(on: connection)
@@ -128,23 +129,12 @@ extension TransferLedger {
         }
     }
 
-    /// Claims the deliveries of decision events this transaction wrote, in a savepoint.
+    /// Claims the deliveries of decision events this transaction wrote (nothing without `terms`).
     private static func claimDecisions(
         _ asking: [AskedDecision], terms: DecisionClaimTerms?, on connection: PostgresConnection
-    ) throws -> ClaimedDecisions {
-        guard let terms, !asking.isEmpty else { return ClaimedDecisions() }
-        do {
-            return ClaimedDecisions(claims: try connection.withSavepoint("decision_claims") { connection in
-                try WebhookLedger.claimDecisions(asking, terms: terms, on: connection)
-            })
-        } catch let error as PostgresError where !connection.isBroken {
-            // The events are written all the same: a claim that failed must not hold them up
-            // (the writer would try them again and again). Those decisions take the default.
-            try connection.execute(
-                "UPDATE events SET decided_by = 'default' WHERE id = ANY($1) AND decided_by IS NULL", [asking.map(\.eventID)]
-            )
-            return ClaimedDecisions(failure: error)
-        }
+    ) throws -> [String: DecisionClaim] {
+        guard let terms, !asking.isEmpty else { return [:] }
+        return try WebhookLedger.claimDecisions(asking, terms: terms, on: connection)
     }
 
     /// Adds the events of the tasks in `locked` to `batch` (for the caller to flush); the

@@ -32,9 +32,3 @@ public struct DecisionClaimTerms: Sendable {
     }
 }
 
-/// The decision claims of an owner's write, by event id; `failure` says why there are none when
-/// claiming failed (the events were written, and those decisions took the default).
-public struct ClaimedDecisions: Sendable {
-    public var claims: [String: DecisionClaim] = [:]
-    public var failure: (any Error)?
-}

@@ -19,38 +19,6 @@ public enum EarlierDeliveries: Sendable {
 }
 
 extension WebhookLedger {
-    /// Creates the deliveries of the decisions' earlier task events that the fan-out has not
-    /// reached yet (those events are written: the owner wrote them before the decisions), with
-    /// the fan-out's own rules: the same endpoint, its subscription, decision events left to
-    /// the grace period. The fan-out finds them made (`ON CONFLICT DO NOTHING` on both sides).
-    /// Called before the decisions' own deliveries are inserted: both sides insert in log order,
-    /// so neither waits for a row the other inserted while holding one the other waits for.
-    static func catchUp(before decisions: [HeardDecision], decisionGrace: Duration, on connection: PostgresConnection) throws {
-        guard !decisions.isEmpty else { return }
-        try connection.execute(
-            """
-            INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type,
-                                            session_id, task_id, stream_id, sequence, is_decision, next_attempt_at)
-            SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), e.tenant_id, w.id, e.id, e.position, e.type,
-                   e.session_id, e.task_id, e.task_id, e.sequence, e.type = ANY($4::text[]),
-                   CASE WHEN e.type = ANY($4::text[]) THEN now() + make_interval(secs => $5) ELSE now() END
-            FROM unnest($1::text[], $2::text[], $3::int8[]) AS c(endpoint_id, task_id, sequence)
-            JOIN webhook_endpoints w ON w.id = c.endpoint_id
-            -- Each task's events by its index (OFFSET 0 keeps it apart): joined, the planner
-            -- read every event the fan-out has not reached yet, of every task of the tenant.
-            CROSS JOIN LATERAL (SELECT * FROM events e WHERE e.task_id = c.task_id AND e.sequence < c.sequence OFFSET 0) e
-            WHERE e.tenant_id = w.tenant_id AND e.position > (SELECT position FROM webhook_dispatch WHERE id = 1)
-              AND CASE WHEN w.events IS NULL THEN e.type <> ALL($6::text[]) ELSE e.type = ANY(w.events) END
-            ORDER BY e.position
-            ON CONFLICT (event_id, endpoint_id) DO NOTHING
-            """,
-            [
-                decisions.map(\.endpointID), decisions.map(\.taskID), decisions.map(\.sequence), Self.decisionTypes,
-                decisionGrace.secondsValue, DelegateEventFilter.optIn.map(\.rawValue),
-            ]
-        )
-    }
-
     /// Takes the decision's earlier unfinished deliveries, unless one of them is being attempted
     /// elsewhere. `answered` (as in `claimDue`): this instance's deliveries answered 2xx and not
     /// yet recorded, which are through: a decision does not wait for their record.

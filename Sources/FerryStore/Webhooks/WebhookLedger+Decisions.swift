@@ -29,20 +29,48 @@ extension WebhookLedger {
         _ asked: [AskedDecision], terms: DecisionClaimTerms, on connection: PostgresConnection
     ) throws -> [String: DecisionClaim] {
         guard !asked.isEmpty else { return [:] }
-        let heard = try heardDecisions(asked, on: connection)
-        try catchUp(before: heard, decisionGrace: terms.decisionGrace, on: connection)
-        // Claimed and loaded in one statement (the rows as inserted or re-leased).
+        // One statement: the events heard (by an active delegate that subscribes to them), the
+        // catch-up, and the claim, loaded as claimed. The two inserts cannot conflict with each
+        // other (earlier events, and the decisions themselves). Only the catch-up can meet the
+        // fan-out, and it inserts in log order as the fan-out does, so neither waits for a row
+        // the other inserted while holding one the other waits for.
         let decisions = try connection.query(
             """
-            WITH claimed AS (
+            WITH heard AS MATERIALIZED (
+                SELECT e.id, e.position, e.tenant_id, e.session_id, e.task_id, e.sequence, e.type, w.id AS endpoint_id, w.events
+                FROM unnest($1::text[], $2::text[]) AS c(event_id, task_id)
+                -- Each event looked up by key (OFFSET 0 keeps the planner from joining the other way).
+                JOIN LATERAL (SELECT * FROM events e WHERE e.id = c.event_id AND e.task_id = c.task_id OFFSET 0) e ON true
+                JOIN tasks t ON t.id = e.task_id AND t.session_id = e.session_id
+                JOIN sessions s ON s.id = e.session_id
+                JOIN webhook_endpoints w ON w.id = coalesce(t.delegate_endpoint_id, s.delegate_endpoint_id)
+                WHERE w.status = 'active' AND w.tenant_id = e.tenant_id
+                  AND \(Self.subscribed("w.events", "e.type", optIn: "$3"))
+            ), caught_up AS (
+                -- The deliveries of the decisions' earlier events that the fan-out has not
+                -- reached yet (those events are written: the owner wrote them first), with the
+                -- fan-out's own rules; the fan-out finds them made (ON CONFLICT DO NOTHING on
+                -- both sides). Each task's events by its index: joined, the planner read every
+                -- event the fan-out had not reached, of every task of the tenant.
+                INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type,
+                                                session_id, task_id, stream_id, sequence, is_decision, next_attempt_at)
+                SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), e.tenant_id, h.endpoint_id, e.id, e.position, e.type,
+                       e.session_id, e.task_id, e.task_id, e.sequence, e.type = ANY($4::text[]),
+                       CASE WHEN e.type = ANY($4::text[]) THEN now() + make_interval(secs => $5) ELSE now() END
+                FROM heard h
+                CROSS JOIN LATERAL (SELECT * FROM events e WHERE e.task_id = h.task_id AND e.sequence < h.sequence OFFSET 0) e
+                WHERE e.tenant_id = h.tenant_id AND e.position > (SELECT position FROM webhook_dispatch WHERE id = 1)
+                  AND \(Self.subscribed("h.events", "e.type", optIn: "$3"))
+                ORDER BY e.position
+                ON CONFLICT (event_id, endpoint_id) DO NOTHING
+            ), claimed AS (
                 INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type, session_id,
                                                 task_id, stream_id, sequence, is_decision, next_attempt_at,
                                                 lease_owner, lease_token, lease_expires_at)
-                SELECT c.id, c.tenant_id, c.endpoint_id, c.event_id, c.position, c.type, c.session_id,
-                       c.task_id, c.task_id, c.sequence, true, now(), $10, 1, now() + make_interval(secs => $11)
-                FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[], $7::text[], $8::text[], $9::int8[])
-                     AS c(id, tenant_id, endpoint_id, event_id, position, type, session_id, task_id, sequence)
-                ORDER BY c.position
+                SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), h.tenant_id, h.endpoint_id, h.id, h.position, h.type,
+                       h.session_id, h.task_id, h.task_id, h.sequence, true, now(), $6, 1, now() + make_interval(secs => $7)
+                FROM heard h
+                ORDER BY h.position
                 ON CONFLICT (event_id, endpoint_id) DO UPDATE SET
                     lease_owner = EXCLUDED.lease_owner, lease_token = webhook_deliveries.lease_token + 1,
                     lease_expires_at = EXCLUDED.lease_expires_at, is_decision = true, updated_at = now()
@@ -54,9 +82,8 @@ extension WebhookLedger {
             FROM claimed d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
             """,
             [
-                heard.map { _ in IDs.make("whd") }, heard.map(\.tenantID), heard.map(\.endpointID), heard.map(\.eventID),
-                heard.map(\.position), heard.map(\.type.rawValue), heard.map(\.sessionID), heard.map(\.taskID), heard.map(\.sequence),
-                terms.instanceID, terms.lease.secondsValue,
+                asked.map(\.eventID), asked.map(\.taskID), DelegateEventFilter.optIn.map(\.rawValue), Self.decisionTypes,
+                terms.decisionGrace.secondsValue, terms.instanceID, terms.lease.secondsValue,
             ]
         ).map(ClaimedDelivery.decode)
         let earlier = try takeEarlier(than: decisions, instanceID: terms.instanceID, lease: terms.lease, answered: terms.answered, on: connection)
@@ -71,43 +98,10 @@ extension WebhookLedger {
         return claims
     }
 
-    /// A decision event with the delegate endpoint that hears it.
-    struct HeardDecision {
-        var eventID: String
-        var tenantID: String
-        var endpointID: String
-        var position: Int64
-        var type: EventType
-        var sessionID: String
-        var taskID: String
-        var sequence: Int64
-    }
-
-    /// The asked events that are in the log and whose task's (or session's) delegate is active
-    /// and subscribes to them, in log order.
-    private static func heardDecisions(_ asked: [AskedDecision], on connection: PostgresConnection) throws -> [HeardDecision] {
-        // Each event looked up by key (OFFSET 0 keeps the planner from joining the other way).
-        try connection.query(
-            """
-            SELECT e.id, e.position, e.tenant_id, e.session_id, e.task_id, e.sequence, e.type, w.id AS endpoint_id, w.events
-            FROM unnest($1::text[], $2::text[]) AS c(event_id, task_id)
-            JOIN LATERAL (SELECT * FROM events e WHERE e.id = c.event_id AND e.task_id = c.task_id OFFSET 0) e ON true
-            JOIN tasks t ON t.id = e.task_id AND t.session_id = e.session_id
-            JOIN sessions s ON s.id = e.session_id
-            JOIN webhook_endpoints w ON w.id = coalesce(t.delegate_endpoint_id, s.delegate_endpoint_id)
-            WHERE w.status = 'active' AND w.tenant_id = e.tenant_id
-            ORDER BY e.position
-            """,
-            [asked.map(\.eventID), asked.map(\.taskID)]
-        ).compactMap { row in
-            let filter = WebhookEndpointRows.eventFilter(try row.decode("events", as: [String]?.self))
-            guard let type = EventType(rawValue: try row.decode("type")), DelegateEventFilter.subscribes(filter, to: type) else { return nil }
-            return HeardDecision(
-                eventID: try row.decode("id"), tenantID: try row.decode("tenant_id"), endpointID: try row.decode("endpoint_id"),
-                position: try row.decode("position"), type: type, sessionID: try row.decode("session_id"),
-                taskID: try row.decode("task_id"), sequence: try row.decode("sequence")
-            )
-        }
+    /// SQL for `DelegateEventFilter.subscribes`: an endpoint's `events` column (NULL: every
+    /// type but the opt-in ones) subscribes to an event type.
+    static func subscribed(_ events: String, _ type: String, optIn: String) -> String {
+        "CASE WHEN \(events) IS NULL THEN \(type) <> ALL(\(optIn)::text[]) ELSE \(type) = ANY(\(events)) END"
     }
 
     /// Records who decided a decision event that was never sent (nobody subscribed): "default".

@@ -71,7 +71,7 @@ public struct WebhookLedger: Sendable {
                         SELECT status, events FROM webhook_endpoints WHERE id = r.endpoint_id AND tenant_id = r.tenant_id OFFSET 0
                     ) w
                     WHERE w.status = 'active'
-                      AND CASE WHEN w.events IS NULL THEN r.type <> ALL($6::text[]) ELSE r.type = ANY(w.events) END
+                      AND \(Self.subscribed("w.events", "r.type", optIn: "$6"))
                 ), inserted AS (
                     INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type,
                                                     session_id, task_id, stream_id, sequence, is_decision, next_attempt_at)
