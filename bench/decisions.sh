@@ -11,7 +11,8 @@
 #   - who decided the decision events (target: every one "receiver", none "default");
 #   - each decision's overhead: from its event (the transfer paused) to the task's next event
 #     (it went on), minus the receiver's time from arrival to answer (target: median < 5 ms);
-#     an upper bound, since the next event also waits for the transfer's own next step.
+#     an upper bound, since the next event also waits for the transfer's own next step;
+#   - the CPU each run used per task: Ferry, PostgreSQL and the receiver share the machine's cores.
 source "$(dirname "$0")/lib.sh"
 
 BENCH_TASKS="${BENCH_TASKS:-1000}"
@@ -30,8 +31,9 @@ create_tenant
 export FERRY_URL KEY
 
 # run KIND DELEGATE_JSON: creates the tasks in a new session and waits for them; prints the
-# seconds from the first request to the last completion, and the session's id. Each URL
-# differs, so that none is answered from the session's URL cache.
+# seconds from the first request to the last completion, the session's id, and the CPU
+# milliseconds per task of Ferry, PostgreSQL and the receiver. Each URL differs, so that none is
+# answered from the session's URL cache.
 run() {
     # Runs in a subshell ($(run …)): nothing it sets outlives it.
     local kind="$1" delegate="$2" round list result
@@ -41,22 +43,32 @@ run() {
         "{\"configuration\": {\"kind\": \"default\", \"httpMaximumConnectionsPerHost\": $CONNECTIONS}${delegate:+, \"delegate\": $delegate}}" | jq -r .id)"
     export SESSION
     for i in $(seq 1 "$BENCH_TASKS"); do echo "$NGINX_URL/tiny.txt?round=$round&task=$i"; done > "$list"
+    local pg_pids before after
+    pg_pids="$(postgres_pids)"
+    before="$(cpu_seconds "$FERRY_PID") $(cpu_seconds $pg_pids) $(cpu_seconds "$RECEIVER_PID")"
     result="$(ferry_bulk create "$list" --kind "$kind" --batch 1000 --concurrency 1 --then-wait --timeout 600)"
     [ "$(jq -r '.created' <<<"$result")" = "$BENCH_TASKS" ] || die "creating tasks failed: $result"
     local failed
     failed="$(ferry_bulk summary | jq -r .failed)"
     [ "$failed" = 0 ] || log "$failed $kind tasks failed"
-    printf '%s %s\n' "$(jq -r '(.seconds + .waited) * 1000 | round / 1000' <<<"$result")" "$SESSION"
+    after="$(cpu_seconds "$FERRY_PID") $(cpu_seconds $pg_pids) $(cpu_seconds "$RECEIVER_PID")"
+    printf '%s %s %s\n' "$(jq -r '(.seconds + .waited) * 1000 | round / 1000' <<<"$result")" "$SESSION" \
+        "$("$PYTHON" -c "import sys; b, a, n = sys.argv[1].split(), sys.argv[2].split(), int(sys.argv[3]); print(' '.join(f'{(float(y) - float(x)) * 1000 / n:.2f}' for x, y in zip(b, a)))" "$before" "$after" "$BENCH_TASKS")"
 }
+
+# cpu_line FERRY POSTGRES RECEIVER: CPU milliseconds per task, as printed.
+cpu_line() { printf 'Ferry %s ms, PostgreSQL %s ms, the receiver %s ms' "$1" "$2" "$3"; }
 
 delegate="$(jq -nc --arg url "$RECEIVER_URL/webhook" --arg secret "$SECRET" '{url: $url, secret: $secret}')"
 machine_summary
 for kind in ${KINDS:-data download}; do
-    read -r plain _ <<<"$(run "$kind" "")"
-    read -r hooked SESSION <<<"$(run "$kind" "$delegate")"
+    read -r plain _ plain_cpu <<<"$(run "$kind" "")"
+    read -r hooked SESSION hooked_cpu <<<"$(run "$kind" "$delegate")"
     figures="$(SESSION="$SESSION" "$PYTHON" "$BENCH_DIR/webhook_receiver.py" decisions --receiver "$RECEIVER_URL")"
     printf '%s tasks: without a delegate %s s, with a deciding delegate %s s; ratio %s (target <= 2)\n' \
         "$BENCH_TASKS $kind" "$plain" "$hooked" "$(ratio "$hooked" "$plain")"
+    # shellcheck disable=SC2086 # three numbers, split on purpose
+    printf '  CPU per task: without a delegate %s; with it %s\n' "$(cpu_line $plain_cpu)" "$(cpu_line $hooked_cpu)"
     printf '  decided: %s\n' "$(jq -c .decidedBy <<<"$figures")"
     printf '  decision overhead (paused -> goes on, minus the receiver'"'"'s time): %s\n' \
         "$(jq -r '.overheadMs | "median \(.median) ms, p95 \(.p95) ms, p99 \(.p99) ms, max \(.max) ms"' <<<"$figures")"
