@@ -106,9 +106,22 @@ struct DatabaseLauncher {
     static func liveOwner(recordedIn path: String) -> pid_t? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),
               let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0, pid != getpid(),
+              isRunning(pid),
               let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8),
               name.trimmingCharacters(in: .whitespacesAndNewlines) == "ferry"
         else { return nil }
         return pid
+    }
+
+    /// Whether the process runs: a killed one that its parent has not reaped yet (a zombie)
+    /// keeps its /proc entry and name. Restarted at once after a kill -9, the next `ferry serve`
+    /// took such an owner for alive, did not adopt the cluster, and left it running at its exit.
+    static func isRunning(_ pid: pid_t) -> Bool {
+        // "pid (comm) state …": the name may hold spaces and parentheses, the state follows the last ")".
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let nameEnd = stat.lastIndex(of: ")"),
+              let state = stat[stat.index(after: nameEnd)...].first(where: { !$0.isWhitespace })
+        else { return false }
+        return state != "Z" && state != "X"
     }
 }
