@@ -2,7 +2,7 @@ import FerryCore
 
 /// A decision event whose delivery is to be claimed for this instance, in the transaction that
 /// writes it (`TransferLedger.record(_:asking:terms:)`) or later (`WebhookLedger.claimDecision`).
-public struct AskedDecision: Sendable, Hashable {
+public struct AskedDecision: Sendable {
     public var eventID: String
     public var taskID: String
 
@@ -31,4 +31,3 @@ public struct DecisionClaimTerms: Sendable {
         self.answered = answered
     }
 }
-

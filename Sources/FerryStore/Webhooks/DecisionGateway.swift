@@ -37,7 +37,9 @@ public protocol DecisionGateway: Sendable {
     func claimTerms(timeout: Duration) -> DecisionClaimTerms
 
     /// As `decide(eventID:…)`, for a decision whose delivery the owner claimed when it wrote the
-    /// event (`claim`; nil: nobody hears it, and the claim recorded the default).
+    /// event. Nil `claim`: the default applies at once; either nobody hears the event (the claim
+    /// recorded `decidedBy: "default"`), or claiming failed and the queue sends the event after
+    /// the grace period.
     func decide(
         _ claim: DecisionClaim?, timeout: Duration, honouring: @escaping @Sendable (JSONValue) -> String?
     ) async -> JSONValue?
