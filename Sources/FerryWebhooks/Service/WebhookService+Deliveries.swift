@@ -92,7 +92,7 @@ extension WebhookService {
     }
 
     /// How many other streams a slot goes on to before it ends.
-    static let streamSwitches = 16
+    static let streamSwitches = 64
 
     /// The first few heads the last claim left for this endpoint, taken out of the list.
     private func takeCandidates(of endpointID: String) -> ArraySlice<DeliveryCandidate> {
@@ -111,7 +111,7 @@ extension WebhookService {
 
     /// Candidates one switch looks at, at most: most are still good; some another slot or
     /// instance took meanwhile.
-    static let candidatesPerSwitch = 4
+    static let candidatesPerSwitch = 8
 
     /// How many of a stream's next deliveries a slot takes at once. A run counts as one request
     /// in flight (the claim counts streams, not leases); when leases were counted, a slot holding
