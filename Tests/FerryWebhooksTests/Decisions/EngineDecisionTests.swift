@@ -190,6 +190,48 @@ struct EngineDecisionTests {
         }
     }
 
+    @Test(
+        "a write whose decision claims fail is written without them: the default applies, and the queue sends the event later",
+        .timeLimit(.minutes(1))  // retried with its claims for ever, the write would hold the engine's shutdown too
+    )
+    func failedClaimsDoNotHoldTheWriteUp() async throws {
+        let origin = try origin()
+        // Asked, the receiver would cancel the task; the default (allow) completes it.
+        let receiver = try Receiver(replies: ["dataTask.didReceiveResponse": #"{"disposition": "cancel"}"#])
+        defer { origin.stop(); receiver.origin.stop() }
+        var webhooks = Self.webhooks
+        webhooks.decisionGrace = .seconds(1)
+        try await EngineHarness.run(webhooks: webhooks) { ferry in
+            // Every claim of a decision's delivery fails; the fan-out's deliveries (unleased) do not.
+            try await ferry.database.database.pool.withConnection { connection in
+                try connection.executeScript(
+                    """
+                    CREATE FUNCTION refuse_decision_claims() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        IF NEW.is_decision AND NEW.lease_owner IS NOT NULL THEN RAISE EXCEPTION 'claims refused by the test'; END IF;
+                        RETURN NEW;
+                    END $$;
+                    CREATE TRIGGER refuse_decision_claims BEFORE INSERT ON webhook_deliveries
+                        FOR EACH ROW EXECUTE FUNCTION refuse_decision_claims();
+                    """
+                )
+            }
+            let task = try await ferry.completion(of: try await ferry.startTask(
+                in: try await session(ferry, receiver: receiver), kind: .data, url: origin.url("/target")
+            ).id)
+            #expect(task.state == .completed)
+            #expect(task.error == nil)
+            #expect(try await ferry.responseBody(of: task.id) == Array("target".utf8))
+            // The event is in the log all the same, and reaches the receiver from the queue.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !receiver.types().contains(EventType.dataTaskDidReceiveResponse.rawValue), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(receiver.types().contains(EventType.dataTaskDidReceiveResponse.rawValue))
+            #expect(try await ferry.eventTypes(of: task.id).contains(EventType.dataTaskDidReceiveResponse.rawValue))
+        }
+    }
+
     @Test("a decision the delegate did not subscribe to takes the default without a call")
     func unsubscribed() async throws {
         let origin = try origin()
