@@ -32,6 +32,32 @@ struct FinishTests {
         }
     }
 
+    @Test("data tasks ending together keep their response bodies, whatever their bytes and size")
+    func responseBodies() async throws {
+        try await StoreFixture.with { fixture in
+            let ledger = fixture.ledger()
+            let bodies: [[UInt8]] = [
+                (0...255).map { UInt8($0) },  // every byte value
+                [],
+                (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) },
+            ]
+            var leases: [LeaseToken] = []
+            for _ in bodies {
+                let task = try await fixture.makeTask()
+                leases.append(LeaseToken(taskID: task.id, epoch: try await fixture.claim(task.id, with: ledger).leaseEpoch))
+            }
+            let lost = try await ledger.finish(zip(leases, bodies).map { lease, body in
+                (lease, .completed(TaskCompletion(responseBody: body)))
+            })
+            #expect(lost.isEmpty)
+            for (lease, body) in zip(leases, bodies) {
+                let stored = try await fixture.tasks.responseBody(tenantID: fixture.tenant.id, taskID: lease.taskID)
+                #expect(stored.task.state == .completed)
+                #expect(stored.body == body)
+            }
+        }
+    }
+
     @Test("an old owner's completion is dropped and reported lost; the new owner's is written")
     func fencedCompletion() async throws {
         try await StoreFixture.with(sessionKind: .background) { fixture in
