@@ -28,12 +28,12 @@ extension TransferEngine {
             ],
             id: IDs.make("evt")
         )
-        guard ended.job.decisions.contains(.dataTaskWillCacheResponse), let gateway, let eventID = event.id else {
+        guard ended.job.decisions.contains(.dataTaskWillCacheResponse), let gateway else {
             // Written with the task's end, which this queue keeps after it.
             writer.enqueue(.events([event.decidedByDefault]))
             return true
         }
-        let claim = await commitClaiming(event, AskedDecision(eventID: eventID, taskID: ended.job.taskID))
+        let claim = await writer.enqueueClaiming(event).value()
         let reply = await gateway.decide(claim, timeout: configuration.decisionTimeout) { reply in
             DecisionReplies.rejection(of: reply, to: .dataTaskWillCacheResponse, proposed: TransferRequest(url: ""), urlChecker: DecisionURLChecker())
         }
@@ -48,12 +48,6 @@ extension TransferEngine {
         job.receivesData = subscription.subscribes(to: .dataTaskDidReceiveData)
     }
 
-    /// Writes the decision event and claims its delivery in the same transaction.
-    private func commitClaiming(_ event: OwnerEvent, _ asked: AskedDecision) async -> DecisionClaim? {
-        await withCheckedContinuation { continuation in
-            writer.enqueue(.events([event], asking: [.init(decision: asked) { continuation.resume(returning: $0) }]))
-        }
-    }
 }
 
 extension OwnerEvent {

@@ -73,6 +73,20 @@ final class LedgerWriter: Sendable {
         doorbell.yield()
     }
 
+    /// Queues a decision event whose delivery the write claims: the event takes its place in the
+    /// queue now, and the caller awaits the claim when it likes (`PendingClaim.value`).
+    func enqueueClaiming(_ event: OwnerEvent) -> PendingClaim {
+        let (claims, claimed) = AsyncStream<DecisionClaim?>.makeStream()
+        guard let eventID = event.id else {
+            enqueue(.events([event]))
+            claimed.finish()
+            return PendingClaim(claims: claims)
+        }
+        let asked = AskedDecision(eventID: eventID, taskID: event.lease.taskID)
+        enqueue(.events([event], asking: [AskingDecision(decision: asked) { claimed.yield($0); claimed.finish() }]))
+        return PendingClaim(claims: claims)
+    }
+
     var isIdle: Bool { queue.withLock { $0.writes.isEmpty } }
 
     /// Writes until `stop()`, then drains what is queued.
@@ -187,5 +201,16 @@ extension LedgerWriter.Write {
         case .events(_, let asking), .finish(_, _, let asking): !asking.isEmpty
         case .heartbeat, .cookies: false
         }
+    }
+}
+
+/// A decision event's claim, answered once the event is written.
+struct PendingClaim: Sendable {
+    fileprivate let claims: AsyncStream<DecisionClaim?>
+
+    /// Nil: nobody hears the event, or it was written without its claim.
+    func value() async -> DecisionClaim? {
+        for await claim in claims { return claim }
+        return nil
     }
 }

@@ -187,15 +187,8 @@ public final class TransferEngine: Service, Sendable {
                         writer.enqueue(.events([request.event.decidedByDefault]))
                         continue
                     }
-                    guard let eventID = request.event.id else { continue }
-                    let (claims, claimed) = AsyncStream<DecisionClaim?>.makeStream()
-                    let asked = AskedDecision(eventID: eventID, taskID: request.event.lease.taskID)
-                    writer.enqueue(.events([request.event], asking: [.init(decision: asked) { claimed.yield($0); claimed.finish() }]))
-                    group.addTask {
-                        var claim: DecisionClaim?
-                        for await answer in claims { claim = answer }
-                        await self.askReceiver(request, claim: claim)
-                    }
+                    let claim = writer.enqueueClaiming(request.event)
+                    group.addTask { await self.askReceiver(request, claim: await claim.value()) }
                 case .cookies(let update, let handling, let sessionKind):
                     if sessionKind == .ephemeral {
                         ephemeralCookies.apply(update, handling: handling)

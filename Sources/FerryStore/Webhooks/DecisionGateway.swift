@@ -19,8 +19,12 @@ public struct DelegateSubscription: Sendable, Equatable {
 
 /// What the transfer engine asks of the webhooks when a decision event pauses a transfer.
 public protocol DecisionGateway: Sendable {
-    /// The decision event `eventID` (already committed by the owner) is delivered NOW by this
-    /// instance, directly, not through the retry queue (other instances' dispatchers skip it) —
+    /// How the owner claims decision deliveries in the transaction that writes their events
+    /// (`TransferLedger.record(_:asking:terms:)`), for a decision that waits at most `timeout`.
+    func claimTerms(timeout: Duration) -> DecisionClaimTerms
+
+    /// The decision event of `claim` (committed, its delivery claimed by the owner when it wrote
+    /// the event) is delivered NOW by this instance, directly, not through the retry queue —
     /// after the task's earlier unfinished deliveries, which it sends itself, in order (waiting,
     /// within the timeout, only for those another attempt already has in flight). Returns the
     /// receiver's reply when it answered 2xx with a JSON object (≤ 64 KiB) within `timeout`
@@ -28,26 +32,11 @@ public protocol DecisionGateway: Sendable {
     /// Ferry cannot honour a reply (nil: it can): such a reply counts as no reply, and the attempt
     /// records the reason. Records on the event `decidedBy` ("receiver" or "default") and marks
     /// the delivery delivered or failed; never stores or logs the reply (it may carry credentials).
-    func decide(
-        eventID: String, taskID: String, timeout: Duration, honouring: @escaping @Sendable (JSONValue) -> String?
-    ) async -> JSONValue?
-
-    /// How the owner claims decision deliveries in the transaction that writes their events
-    /// (`TransferLedger.record(_:asking:terms:)`), for a decision that waits at most `timeout`.
-    func claimTerms(timeout: Duration) -> DecisionClaimTerms
-
-    /// As `decide(eventID:…)`, for a decision whose delivery the owner claimed when it wrote the
-    /// event. Nil `claim`: the default applies at once; either nobody hears the event (the claim
+    ///
+    /// Nil `claim`: the default applies at once; either nobody hears the event (the claim
     /// recorded `decidedBy: "default"`), or claiming failed and the queue sends the event after
     /// the grace period.
     func decide(
         _ claim: DecisionClaim?, timeout: Duration, honouring: @escaping @Sendable (JSONValue) -> String?
     ) async -> JSONValue?
-}
-
-extension DecisionGateway {
-    /// A decision whose every 2xx JSON object reply is honoured.
-    public func decide(eventID: String, taskID: String, timeout: Duration) async -> JSONValue? {
-        await decide(eventID: eventID, taskID: taskID, timeout: timeout, honouring: { _ in nil })
-    }
 }

@@ -10,8 +10,11 @@ extension WebhookService: DecisionGateway {
         )
     }
 
+    /// `decide(_:timeout:honouring:)` for a decision event already in the log, claimed here first
+    /// (the owner claims in the transaction that writes the event; this serves one written
+    /// without a claim). Every 2xx JSON object reply is honoured unless `honouring` says why not.
     public func decide(
-        eventID: String, taskID: String, timeout: Duration, honouring: @escaping @Sendable (JSONValue) -> String?
+        eventID: String, taskID: String, timeout: Duration, honouring: @escaping @Sendable (JSONValue) -> String? = { _ in nil }
     ) async -> JSONValue? {
         let claim: DecisionClaim?
         do {

@@ -11,13 +11,7 @@ struct ClaimAccountingTests {
     @Test("a stream's run counts once, and an answered delivery not yet recorded lets its stream go on")
     func runsAndAnsweredDeliveries() async throws {
         try await WebhookHarness.run(start: false) { ferry in
-            let session = try await ferry.database.sessions.create(
-                tenantID: ferry.tenant.id,
-                SessionCreation(
-                    configuration: SessionConfiguration(kind: .default),
-                    delegate: DelegateSpec(url: "http://127.0.0.1:9/hooks", secret: WebhookHarness.newSecret(), maximumInFlight: 2)
-                )
-            ).session
+            let session = try await session(in: ferry, maximumInFlight: 2)
             // A: didCreateTask and three progress events; B, fanned out later (so due later):
             // didCreateTask and one.
             let ledger = ferry.database.webhookLedger(instanceID: "claims-test")
@@ -53,13 +47,7 @@ struct ClaimAccountingTests {
     @Test("a claim hands back the heads it left for want of room; a slot takes each once, skipping what is stale")
     func candidatesLeftByTheClaim() async throws {
         try await WebhookHarness.run(start: false) { ferry in
-            let session = try await ferry.database.sessions.create(
-                tenantID: ferry.tenant.id,
-                SessionCreation(
-                    configuration: SessionConfiguration(kind: .default),
-                    delegate: DelegateSpec(url: "http://127.0.0.1:9/hooks", secret: WebhookHarness.newSecret(), maximumInFlight: 1)
-                )
-            ).session
+            let session = try await session(in: ferry, maximumInFlight: 1)
             let ledger = ferry.database.webhookLedger(instanceID: "claims-test")
             // Three streams, fanned out one after another (so due in this order): a, b (two events), c.
             var tasks: [String: String] = [:]
@@ -98,6 +86,18 @@ struct ClaimAccountingTests {
             #expect(names(own) == ["c2"])
             #expect(usedOwn == 0)
         }
+    }
+
+    /// A session whose delegate (nobody listens at its URL: nothing is sent here) allows
+    /// `maximumInFlight` requests at once.
+    private func session(in ferry: WebhookHarness, maximumInFlight: Int) async throws -> SessionRecord {
+        try await ferry.database.sessions.create(
+            tenantID: ferry.tenant.id,
+            SessionCreation(
+                configuration: SessionConfiguration(kind: .default),
+                delegate: DelegateSpec(url: "http://127.0.0.1:9/hooks", secret: WebhookHarness.newSecret(), maximumInFlight: maximumInFlight)
+            )
+        ).session
     }
 
     /// Moves the fan-out past every committed event.
