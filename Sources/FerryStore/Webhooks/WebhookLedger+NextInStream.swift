@@ -93,16 +93,23 @@ extension WebhookLedger {
     ) throws -> Bool {
         try connection.execute(
             """
-            WITH head AS (
-                SELECT d.id FROM webhook_deliveries d
-                WHERE d.id = $1 AND d.status = 'pending' AND d.next_attempt_at <= now()
-                  AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
-                  AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.status = 'active')
+            WITH locked AS (
+                -- By its key alone, then checked: with "status = 'pending'" here, the planner
+                -- may read a whole partial index of pending deliveries instead (see
+                -- 0014_no_index_of_due_deliveries.sql). The row is checked as locked, its
+                -- latest version.
+                SELECT d.id, d.endpoint_id, d.status, d.next_attempt_at, d.lease_expires_at FROM webhook_deliveries d
+                WHERE d.id = $1
+                FOR NO KEY UPDATE SKIP LOCKED
+            ), head AS (
+                SELECT l.id FROM locked l
+                WHERE l.status = 'pending' AND l.next_attempt_at <= now()
+                  AND (l.lease_expires_at IS NULL OR l.lease_expires_at < now())
+                  AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = l.endpoint_id AND w.status = 'active')
                   AND NOT EXISTS (
                       SELECT 1 FROM webhook_deliveries q
                       WHERE q.endpoint_id = $2 AND q.stream_id = $3 AND q.status = 'pending' AND q.sequence < $4
                         AND q.id <> ALL($5::text[]))
-                FOR NO KEY UPDATE SKIP LOCKED
             )
             UPDATE webhook_deliveries d SET lease_owner = $6, lease_token = d.lease_token + 1,
                 lease_expires_at = now() + make_interval(secs => $7), updated_at = now()
@@ -121,7 +128,10 @@ extension WebhookLedger {
                 """
                 UPDATE webhook_deliveries d SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM unnest($1::text[], $2::int8[]) AS r(id, token)
-                WHERE d.id = r.id AND d.lease_token = r.token AND d.lease_owner = $3 AND d.status = 'pending'
+                -- No "status = 'pending'": a finished delivery's lease is already given up (its
+                -- owner is cleared), and the test would let the planner read a partial index
+                -- of pending deliveries instead of the key.
+                WHERE d.id = r.id AND d.lease_token = r.token AND d.lease_owner = $3
                 """,
                 [deliveries.map(\.deliveryID), deliveries.map(\.leaseToken), instanceID]
             )
