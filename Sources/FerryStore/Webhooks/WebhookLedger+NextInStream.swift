@@ -47,6 +47,61 @@ extension WebhookLedger {
         }
     }
 
+    /// `takeRun`'s statement ($1 endpoint, $2 stream, $3 after this sequence, $4 instance, $5
+    /// lease seconds, $6 limit, $7 a head leased before, loaded first). Its plans must read the
+    /// stream index by all three columns whatever the statistics say (`NextInStreamPlanTests`).
+    static let runSQL = """
+        WITH following AS (
+            SELECT n.id, n.sequence,
+                   n.next_attempt_at <= now() AND (n.lease_expires_at IS NULL OR n.lease_expires_at < now()) AS takeable
+            FROM webhook_deliveries n
+            WHERE n.endpoint_id = $1 AND n.stream_id = $2 AND n.status = 'pending' AND n.sequence > $3
+            ORDER BY n.sequence LIMIT $6
+            FOR NO KEY UPDATE
+        ), run AS (
+            SELECT id FROM following
+            WHERE sequence < coalesce((SELECT min(sequence) FROM following WHERE NOT takeable), 9223372036854775807)
+        ), leased AS (
+            UPDATE webhook_deliveries d SET lease_owner = $4, lease_token = d.lease_token + 1,
+                lease_expires_at = now() + make_interval(secs => $5), updated_at = now()
+            FROM run
+            WHERE d.id = run.id
+              AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.status = 'active')
+            RETURNING d.*
+        )
+        SELECT \(ClaimedDelivery.columns)
+        FROM (SELECT * FROM leased UNION ALL SELECT * FROM webhook_deliveries WHERE id = $7) d
+        JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
+        ORDER BY e.position
+        """
+
+    /// `takeHead`'s statement ($1 candidate, $2 endpoint, $3 stream, $4 sequence, $5 answered,
+    /// $6 instance, $7 lease seconds). Its plans must look the candidate up by its key
+    /// (`NextInStreamPlanTests`).
+    static let headSQL = """
+        WITH locked AS (
+            -- By its key alone, then checked: with "status = 'pending'" here, the planner
+            -- may read a whole partial index of pending deliveries instead (see
+            -- 0014_no_index_of_due_deliveries.sql). The row is checked as locked, its
+            -- latest version.
+            SELECT d.id, d.endpoint_id, d.status, d.next_attempt_at, d.lease_expires_at FROM webhook_deliveries d
+            WHERE d.id = $1
+            FOR NO KEY UPDATE SKIP LOCKED
+        ), head AS (
+            SELECT l.id FROM locked l
+            WHERE l.status = 'pending' AND l.next_attempt_at <= now()
+              AND (l.lease_expires_at IS NULL OR l.lease_expires_at < now())
+              AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = l.endpoint_id AND w.status = 'active')
+              AND NOT EXISTS (
+                  SELECT 1 FROM webhook_deliveries q
+                  WHERE q.endpoint_id = $2 AND q.stream_id = $3 AND q.status = 'pending' AND q.sequence < $4
+                    AND q.id <> ALL($5::text[]))
+        )
+        UPDATE webhook_deliveries d SET lease_owner = $6, lease_token = d.lease_token + 1,
+            lease_expires_at = now() + make_interval(secs => $7), updated_at = now()
+        FROM head WHERE d.id = head.id
+        """
+
     /// Leases up to `limit` consecutive deliveries of a stream after `sequence` that are due and
     /// not leased, stopping at the first that is not; answers them (with `head`, leased just
     /// before by this instance, first), loaded in the same statement.
@@ -55,30 +110,7 @@ extension WebhookLedger {
         including head: String? = nil, on connection: PostgresConnection
     ) throws -> [ClaimedDelivery] {
         try connection.query(
-            """
-            WITH following AS (
-                SELECT n.id, n.sequence,
-                       n.next_attempt_at <= now() AND (n.lease_expires_at IS NULL OR n.lease_expires_at < now()) AS takeable
-                FROM webhook_deliveries n
-                WHERE n.endpoint_id = $1 AND n.stream_id = $2 AND n.status = 'pending' AND n.sequence > $3
-                ORDER BY n.sequence LIMIT $6
-                FOR NO KEY UPDATE
-            ), run AS (
-                SELECT id FROM following
-                WHERE sequence < coalesce((SELECT min(sequence) FROM following WHERE NOT takeable), 9223372036854775807)
-            ), leased AS (
-                UPDATE webhook_deliveries d SET lease_owner = $4, lease_token = d.lease_token + 1,
-                    lease_expires_at = now() + make_interval(secs => $5), updated_at = now()
-                FROM run
-                WHERE d.id = run.id
-                  AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.status = 'active')
-                RETURNING d.*
-            )
-            SELECT \(ClaimedDelivery.columns)
-            FROM (SELECT * FROM leased UNION ALL SELECT * FROM webhook_deliveries WHERE id = $7) d
-            JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
-            ORDER BY e.position
-            """,
+            Self.runSQL,
             [endpointID, streamID, sequence, instanceID, lease.secondsValue, max(limit, 0), head]
         ).map(ClaimedDelivery.decode)
     }
@@ -92,29 +124,7 @@ extension WebhookLedger {
         _ candidate: DeliveryCandidate, answered: [String], lease: Duration, on connection: PostgresConnection
     ) throws -> Bool {
         try connection.execute(
-            """
-            WITH locked AS (
-                -- By its key alone, then checked: with "status = 'pending'" here, the planner
-                -- may read a whole partial index of pending deliveries instead (see
-                -- 0014_no_index_of_due_deliveries.sql). The row is checked as locked, its
-                -- latest version.
-                SELECT d.id, d.endpoint_id, d.status, d.next_attempt_at, d.lease_expires_at FROM webhook_deliveries d
-                WHERE d.id = $1
-                FOR NO KEY UPDATE SKIP LOCKED
-            ), head AS (
-                SELECT l.id FROM locked l
-                WHERE l.status = 'pending' AND l.next_attempt_at <= now()
-                  AND (l.lease_expires_at IS NULL OR l.lease_expires_at < now())
-                  AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = l.endpoint_id AND w.status = 'active')
-                  AND NOT EXISTS (
-                      SELECT 1 FROM webhook_deliveries q
-                      WHERE q.endpoint_id = $2 AND q.stream_id = $3 AND q.status = 'pending' AND q.sequence < $4
-                        AND q.id <> ALL($5::text[]))
-            )
-            UPDATE webhook_deliveries d SET lease_owner = $6, lease_token = d.lease_token + 1,
-                lease_expires_at = now() + make_interval(secs => $7), updated_at = now()
-            FROM head WHERE d.id = head.id
-            """,
+            Self.headSQL,
             [candidate.deliveryID, candidate.endpointID, candidate.streamID, candidate.sequence, answered, instanceID, lease.secondsValue]
         ) == 1
     }

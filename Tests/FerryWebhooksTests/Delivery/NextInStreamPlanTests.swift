@@ -1,0 +1,93 @@
+import FerryCore
+@testable import FerryStore
+import FerryTestSupport
+import Foundation
+import Postgres
+import Testing
+
+/// A slot's two hot statements (`WebhookLedger.claimNext`) read what they are about, not every
+/// pending delivery, even when PostgreSQL's statistics were taken while nothing was pending and
+/// a backlog has built up since: the plans it then chose for them read a whole partial index of
+/// pending deliveries (see 0014_no_index_of_due_deliveries.sql), which made webhooks.sh's drain
+/// spend most of PostgreSQL's time there.
+@Suite("A delivery slot's statements stay on their keys, whatever the statistics say")
+struct NextInStreamPlanTests {
+    @Test("the stream's next deliveries and a candidate head read a handful of rows in a backlog of hundreds")
+    func plansReadWhatTheyAreAbout() async throws {
+        try await WebhookHarness.run(start: false) { ferry in
+            let (session, _) = try await ferry.makeSession(delegateURL: "http://127.0.0.1:9/hooks")
+            for _ in 0..<Self.streams {
+                let task = try await ferry.makeTask(in: session)
+                for _ in 0..<4 { try await ferry.emit(.downloadTaskDidWriteData, task: task) }
+            }
+            try await fanOutEverything(ferry.database.webhookLedger(instanceID: "plans-test"))
+
+            let connection = try PostgresConnection.connect(ferry.test.conninfo)
+            defer { connection.close() }
+            // Statistics of a quiet moment (every delivery finished), then a backlog.
+            try connection.execute("UPDATE webhook_deliveries SET status = 'delivered'")
+            try connection.execute("VACUUM ANALYZE webhook_deliveries")
+            let pending = try connection.execute(
+                "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now() - interval '1 second'"
+            )
+            #expect(pending == Self.streams * 5)
+            let head = try connection.query(
+                "SELECT id, endpoint_id, stream_id, sequence FROM webhook_deliveries ORDER BY event_position LIMIT 1"
+            )[0]
+            let (id, endpoint, stream) = (try head.decode(0, as: String.self), try head.decode(1, as: String.self), try head.decode(2, as: String.self))
+            let sequence = try head.decode(3, as: Int64.self)
+
+            // Generic plans: what a pooled connection uses after a statement's first executions.
+            try connection.execute("SET plan_cache_mode = force_generic_plan")
+            try connection.execute("PREPARE run_plan(text, text, int8, text, float8, int8, text) AS \(WebhookLedger.runSQL)")
+            try connection.execute("PREPARE head_plan(text, text, text, int8, text[], text, float8) AS \(WebhookLedger.headSQL)")
+            let run = try explain(
+                "EXECUTE run_plan('\(endpoint)', '\(stream)', \(sequence), 'plans-test', 30, 16, NULL)", on: connection
+            )
+            let candidate = try explain(
+                "EXECUTE head_plan('\(id)', '\(endpoint)', '\(stream)', \(sequence), '{}', 'plans-test', 30)", on: connection
+            )
+            #expect(run.rowsRead <= 10, "the stream's next four, by the stream index: \(run)")
+            #expect(candidate.rowsRead <= 5, "the candidate by its key: \(candidate)")
+        }
+    }
+
+    /// Tasks of five deliveries each: a backlog of five hundred.
+    private static let streams = 100
+
+    /// What a statement's plan read from `webhook_deliveries`, executed and rolled back.
+    private struct Reading: CustomStringConvertible {
+        /// Rows its scans of the table produced, plus those they threw away.
+        var rowsRead = 0
+        var scans: [String] = []
+        var description: String { "\(rowsRead) rows read by \(scans)" }
+    }
+
+    private func explain(_ statement: String, on connection: PostgresConnection) throws -> Reading {
+        try connection.execute("BEGIN")
+        defer { _ = try? connection.execute("ROLLBACK") }
+        let json = try connection.query("EXPLAIN (ANALYZE, FORMAT JSON) \(statement)")[0].decode(0, as: String.self)
+        let document = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]]
+        var reading = Reading()
+        func visit(_ node: [String: Any]) {
+            if node["Relation Name"] as? String == "webhook_deliveries", (node["Node Type"] as? String)?.hasSuffix("Scan") == true {
+                let loops = node["Actual Loops"] as? Int ?? 1
+                let read = (node["Actual Rows"] as? Int ?? 0) * loops + (node["Rows Removed by Filter"] as? Int ?? 0)
+                reading.rowsRead += read
+                reading.scans.append("\(node["Node Type"] ?? "?") \(node["Index Name"] ?? "") \(read)")
+            }
+            for child in node["Plans"] as? [[String: Any]] ?? [] { visit(child) }
+        }
+        if let plan = document?.first?["Plan"] as? [String: Any] { visit(plan) }
+        return reading
+    }
+
+    /// Moves the fan-out past every committed event.
+    private func fanOutEverything(_ ledger: WebhookLedger) async throws {
+        var horizon = EventHorizon()
+        repeat {
+            horizon = try await ledger.advance(horizon)
+        } while horizon.isWaiting
+        _ = try await ledger.fanOut(upTo: horizon.safePosition, limit: 1000, decisionGrace: .seconds(30))
+    }
+}
