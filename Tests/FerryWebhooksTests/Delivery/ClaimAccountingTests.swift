@@ -17,10 +17,10 @@ struct ClaimAccountingTests {
             let ledger = ferry.database.webhookLedger(instanceID: "claims-test")
             let a = try await ferry.makeTask(in: session)
             for _ in 0..<3 { try await ferry.emit(.downloadTaskDidWriteData, task: a) }
-            try await fanOutEverything(ledger)
+            try await ledger.fanOutEverything()
             let b = try await ferry.makeTask(in: session)
             try await ferry.emit(.downloadTaskDidWriteData, task: b)
-            try await fanOutEverything(ledger)
+            try await ledger.fanOutEverything()
             func claim(room: Int, answered: [ClaimedDelivery] = []) async throws -> [ClaimedDelivery] {
                 let limits = WebhookLedger.ClaimLimits(total: room, perEndpoint: 64, perTenant: 64, lease: .seconds(30))
                 return try await ledger.claimDue(limits, answered: answered.map(\.deliveryID)).claimed
@@ -57,7 +57,7 @@ struct ClaimAccountingTests {
                 if name == "b" { try await ferry.emit(.downloadTaskDidWriteData, task: task) }
                 tasks[task.id] = name
                 tasksByName[name] = task
-                try await fanOutEverything(ledger)
+                try await ledger.fanOutEverything()
             }
             func names(_ claimed: [ClaimedDelivery]) -> [String] {
                 claimed.map { "\(tasks[$0.streamID] ?? "?")\($0.event.sequence)" }
@@ -79,7 +79,7 @@ struct ClaimAccountingTests {
             #expect(usedNext == 2)
             // A stream that goes on takes no candidate.
             try await ferry.emit(.downloadTaskDidWriteData, task: try #require(tasksByName["c"]))
-            try await fanOutEverything(ledger)
+            try await ledger.fanOutEverything()
             let (own, usedOwn) = try await ledger.claimNext(
                 after: try #require(next.first), limit: 16, lease: .seconds(30), orOneOf: left, answered: answered
             )
@@ -98,14 +98,5 @@ struct ClaimAccountingTests {
                 delegate: DelegateSpec(url: "http://127.0.0.1:9/hooks", secret: WebhookHarness.newSecret(), maximumInFlight: maximumInFlight)
             )
         ).session
-    }
-
-    /// Moves the fan-out past every committed event.
-    private func fanOutEverything(_ ledger: WebhookLedger) async throws {
-        var horizon = EventHorizon()
-        repeat {
-            horizon = try await ledger.advance(horizon)
-        } while horizon.isWaiting
-        _ = try await ledger.fanOut(upTo: horizon.safePosition, limit: 500, decisionGrace: .seconds(30))
     }
 }

@@ -20,7 +20,7 @@ struct NextInStreamPlanTests {
                 let task = try await ferry.makeTask(in: session)
                 for _ in 0..<4 { try await ferry.emit(.downloadTaskDidWriteData, task: task) }
             }
-            try await fanOutEverything(ferry.database.webhookLedger(instanceID: "plans-test"))
+            try await ferry.database.webhookLedger(instanceID: "plans-test").fanOutEverything()
 
             let connection = try PostgresConnection.connect(ferry.test.conninfo)
             defer { connection.close() }
@@ -80,14 +80,5 @@ struct NextInStreamPlanTests {
         }
         if let plan = document?.first?["Plan"] as? [String: Any] { visit(plan) }
         return reading
-    }
-
-    /// Moves the fan-out past every committed event.
-    private func fanOutEverything(_ ledger: WebhookLedger) async throws {
-        var horizon = EventHorizon()
-        repeat {
-            horizon = try await ledger.advance(horizon)
-        } while horizon.isWaiting
-        _ = try await ledger.fanOut(upTo: horizon.safePosition, limit: 1000, decisionGrace: .seconds(30))
     }
 }

@@ -206,3 +206,15 @@ private struct HubRunner: Service {
         await cancelWhenGracefulShutdown { await hub.run() }
     }
 }
+
+extension WebhookLedger {
+    /// Moves the fan-out past every committed event, for tests that drive the ledger without
+    /// the webhook service.
+    func fanOutEverything() async throws {
+        var horizon = EventHorizon()
+        repeat {
+            horizon = try await advance(horizon)
+        } while horizon.isWaiting
+        _ = try await fanOut(upTo: horizon.safePosition, limit: 1000, decisionGrace: .seconds(30))
+    }
+}
