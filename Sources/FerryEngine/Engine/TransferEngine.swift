@@ -65,10 +65,7 @@ public final class TransferEngine: Service, Sendable {
         let (capacityRings, capacityBell) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         (self.capacityRings, self.capacityBell) = (capacityRings, capacityBell)
         let decisionTimeout = configuration.decisionTimeout
-        var claimTerms: (@Sendable () -> DecisionClaimTerms)?
-        if let gateway {
-            claimTerms = { gateway.claimTerms(timeout: decisionTimeout) }
-        }
+        let claimTerms = gateway.map { gateway in { @Sendable in gateway.claimTerms(timeout: decisionTimeout) } }
         self.writer = LedgerWriter(
             ledger: ledger, cookies: database.cookies, workers: configuration.workerCount, version: configuration.version, logger: logger,
             resumeData: resumeData, claimTerms: claimTerms, finished: { capacityBell.yield() }

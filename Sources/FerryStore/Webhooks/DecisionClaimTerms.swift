@@ -1,7 +1,7 @@
 import FerryCore
 
 /// A decision event whose delivery is to be claimed for this instance, in the transaction that
-/// writes it (`TransferLedger.record(_:asking:terms:)`) or later (`WebhookLedger.claimDecision`).
+/// writes it (`TransferLedger.record(_:asking:terms:)`).
 public struct AskedDecision: Sendable {
     public var eventID: String
     public var taskID: String

@@ -3,17 +3,6 @@ import Foundation
 import Postgres
 
 extension WebhookLedger {
-    /// `claimDecisions` for one decision event already in the log, in a transaction of its own.
-    public func claimDecision(
-        eventID: String, taskID: String, lease: Duration, decisionGrace: Duration, answered: [String] = []
-    ) async throws -> DecisionClaim? {
-        let terms = DecisionClaimTerms(instanceID: instanceID, lease: lease, decisionGrace: decisionGrace, answered: answered)
-        return try await pool.withTransaction { connection in
-            try IndexedPlans.apply(on: connection)
-            return try Self.claimDecisions([AskedDecision(eventID: eventID, taskID: taskID)], terms: terms, on: connection)[eventID]
-        }
-    }
-
     /// Takes the deliveries of these decision events for this instance, creating them if the
     /// fan-out has not yet, under a lease that keeps every dispatcher's queue away from them; in
     /// the same transaction, creates the deliveries of their streams' earlier events that the

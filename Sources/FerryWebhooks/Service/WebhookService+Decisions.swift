@@ -10,30 +10,10 @@ extension WebhookService: DecisionGateway {
         )
     }
 
-    /// `decide(_:timeout:honouring:)` for a decision event already in the log, claimed here first
-    /// (the owner claims in the transaction that writes the event; this serves one written
-    /// without a claim). Every 2xx JSON object reply is honoured unless `honouring` says why not.
-    public func decide(
-        eventID: String, taskID: String, timeout: Duration, honouring: @escaping @Sendable (JSONValue) -> String? = { _ in nil }
-    ) async -> JSONValue? {
-        let claim: DecisionClaim?
-        do {
-            claim = try await ledger.claimDecision(
-                eventID: eventID, taskID: taskID, lease: decisionLease(timeout), decisionGrace: configuration.decisionGrace,
-                answered: recorder.answeredDeliveryIDs()
-            )
-        } catch {
-            logger.error("cannot prepare a decision", metadata: ["event": "\(eventID)", "error": "\(error)"])
-            await recordDefaultDecision(eventID: eventID)
-            return nil
-        }
-        return await decide(claim, timeout: timeout, honouring: honouring)
-    }
-
     public func decide(
         _ claim: DecisionClaim?, timeout: Duration, honouring: @escaping @Sendable (JSONValue) -> String?
     ) async -> JSONValue? {
-        // Without a claim nobody hears the event, and the claim recorded the default.
+        // Without a claim the default applies at once (see `DecisionGateway.decide`).
         guard let claim else { return nil }
         let eventID = claim.decision.event.id
         let timeout = decisionTimeout(timeout)

@@ -1,5 +1,5 @@
 import FerryCore
-import FerryStore
+@testable import FerryStore
 import FerryTestSupport
 import Foundation
 import Postgres
@@ -160,5 +160,18 @@ struct DecisionTests {
             #expect(try await receiver.wait(timeout: .seconds(5)) { $0.sequences(ofTask: task.id) == [1, 2] })
             #expect(try await decidedBy(ferry, eventID, waits: false) == nil)
         }
+    }
+}
+
+extension WebhookService {
+    /// A decision event already in the log, its delivery claimed in a transaction of its own (the
+    /// engine claims it in the one that writes the event), then decided; every 2xx JSON object
+    /// reply is honoured.
+    func decide(eventID: String, taskID: String, timeout: Duration) async -> JSONValue? {
+        let terms = claimTerms(timeout: timeout)
+        let claim = try? await ledger.pool.withTransaction { connection in
+            try WebhookLedger.claimDecisions([AskedDecision(eventID: eventID, taskID: taskID)], terms: terms, on: connection)[eventID]
+        }
+        return await decide(claim ?? nil, timeout: timeout, honouring: { _ in nil })
     }
 }
