@@ -12,6 +12,9 @@ struct URLCacheTests {
             "/fresh": { request, responder in
                 try responder.serveResource(Array("fresh body".utf8), for: request, extraHeaders: [("Cache-Control", "max-age=600")])
             },
+            "/large": { request, responder in
+                try responder.serveResource(Self.largeBody, for: request, extraHeaders: [("Cache-Control", "max-age=600")])
+            },
             "/validated": { request, responder in
                 try responder.serveResource(Array("validated body".utf8), for: request, etag: "\"v1\"", extraHeaders: [("Cache-Control", "no-cache")])
             },
@@ -47,6 +50,32 @@ struct URLCacheTests {
             // reloadIgnoringLocalCacheData goes to the network anyway.
             _ = try await run(ferry, session, origin.url("/fresh"), policy: .reloadIgnoringLocalCacheData)
             #expect(origin.requests(path: "/fresh").count == 2)
+        }
+    }
+
+    /// Larger than what the cache keeps in an entry's row.
+    private static let largeBody = (0..<8192).map { UInt8($0 % 251) }
+
+    @Test("a small body is kept in its entry and a large one in a file of the cache folder; both are answered from the cache")
+    func bodiesInlineAndInFiles() async throws {
+        let origin = try origin()
+        defer { origin.stop() }
+        try await EngineHarness.run { ferry in
+            let session = try await ferry.makeSession()
+            _ = try await run(ferry, session, origin.url("/fresh"))
+            _ = try await run(ferry, session, origin.url("/large"))
+            try await Task.sleep(for: .milliseconds(200))
+            let folder = (try TenantFiles(dataDirectory: ferry.dataDirectory).path(.cache, tenantID: ferry.tenant.id, name: "x") as NSString)
+                .deletingLastPathComponent
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+            #expect(files.count == 1, "the cache folder holds \(files)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/" + (files.first ?? ""))) == Data(Self.largeBody))
+            let small = try await run(ferry, session, origin.url("/fresh"))
+            let large = try await run(ferry, session, origin.url("/large"))
+            #expect(try await ferry.responseBody(of: small.id) == Array("fresh body".utf8))
+            #expect(try await ferry.responseBody(of: large.id) == Self.largeBody)
+            #expect(origin.requests(path: "/fresh").count == 1)
+            #expect(origin.requests(path: "/large").count == 1)
         }
     }
 

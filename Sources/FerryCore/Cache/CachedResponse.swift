@@ -12,7 +12,8 @@ public struct CachedHeaderField: Codable, Sendable, Equatable {
 }
 
 /// A stored response of a session's URL cache (`CachedURLResponse`): its head and the facts
-/// freshness needs; the body lives apart under `bodyKey`. Persisted as JSON by the store.
+/// freshness needs; the body lives apart under `bodyKey`, or, when small, in `inlineBody`.
+/// Persisted as JSON by the store.
 public struct CachedResponse: Codable, Sendable, Equatable {
     /// The URL the response answers (the cache key's URL), not a later redirect target.
     public var url: String
@@ -31,6 +32,9 @@ public struct CachedResponse: Codable, Sendable, Equatable {
     /// The store's name for the body; opaque here.
     public var bodyKey: String
     public var bodySize: Int64
+    /// The body itself, when the store keeps it in the entry rather than under `bodyKey`
+    /// (small bodies; absent from entries stored before there were any).
+    public var inlineBody: Data?
 
     public init(
         url: String,
