@@ -12,7 +12,8 @@ extension WebhookLedger {
     /// until recorded), and these rows are locked before they are checked. Empty for a session's
     /// own stream (those also wait for the session's tasks: the claim's business).
     ///
-    /// When the stream has nothing more, takes instead, on the same connection, the first of
+    /// When the stream has nothing more (or has ended: nothing follows a task's
+    /// `task.didCompleteWithError`), takes instead, on the same connection, the first of
     /// `candidates` (ready heads a claim left for want of room, oldest first) that is still due,
     /// not leased, the head of its stream (nothing earlier unfinished but what `answered` lists)
     /// and of an active endpoint, with the rest of its stream's run: the endpoint's count of
@@ -29,12 +30,18 @@ extension WebhookLedger {
         orOneOf candidates: [DeliveryCandidate] = [], answered: [String] = []
     ) async throws -> (run: [ClaimedDelivery], candidatesUsed: Int) {
         guard previous.event.taskID != nil, limit > 0 else { return ([], 0) }
+        // A task's last event is its didCompleteWithError: after it, there is nothing to look
+        // for in its stream (a backlog's drain asked after every stream, for nothing).
+        let streamEnded = previous.event.type == EventType.taskDidCompleteWithError.rawValue
+        if streamEnded, candidates.isEmpty { return ([], 0) }
         return try await pool.withConnection { connection in
-            let run = try takeRun(
-                endpointID: previous.endpointID, streamID: previous.streamID, after: previous.event.sequence,
-                limit: limit, lease: lease, on: connection
-            )
-            guard run.isEmpty else { return (run, 0) }
+            if !streamEnded {
+                let run = try takeRun(
+                    endpointID: previous.endpointID, streamID: previous.streamID, after: previous.event.sequence,
+                    limit: limit, lease: lease, on: connection
+                )
+                guard run.isEmpty else { return (run, 0) }
+            }
             for (index, candidate) in candidates.enumerated()
             where try takeHead(candidate, answered: answered, lease: lease, on: connection) {
                 let run = try takeRun(

@@ -88,6 +88,39 @@ struct ClaimAccountingTests {
         }
     }
 
+    @Test("after a task's didCompleteWithError, its last event, a slot does not look further in its stream")
+    func nothingAfterTheLastEvent() async throws {
+        try await WebhookHarness.run(start: false) { ferry in
+            let session = try await session(in: ferry, maximumInFlight: 1)
+            let ledger = ferry.database.webhookLedger(instanceID: "claims-test")
+            let a = try await ferry.makeTask(in: session)
+            try await ferry.emit(.taskDidCompleteWithError, task: a)
+            try await ledger.fanOutEverything()
+            let b = try await ferry.makeTask(in: session)
+            try await ledger.fanOutEverything()
+            let streams = [a.id: "a", b.id: "b"]
+            func names(_ claimed: [ClaimedDelivery]) -> [String] {
+                claimed.map { "\(streams[$0.streamID] ?? "?")\($0.event.sequence)" }
+            }
+            let limits = WebhookLedger.ClaimLimits(total: 10, perEndpoint: 64, perTenant: 64, lease: .seconds(30))
+            let (claimed, left, _) = try await ledger.claimDue(limits)
+            #expect(names(claimed) == ["a1"])
+            let a1 = try #require(claimed.first)
+            let completed = try await ledger.claimNext(after: a1, limit: 16, lease: .seconds(30)).run
+            #expect(names(completed) == ["a2"])
+            // Nothing follows a task's completion; were anything written after it, the slot
+            // would not look for it (the next claim would find it), and takes b instead.
+            try await ferry.emit(.downloadTaskDidWriteData, task: a)
+            try await ledger.fanOutEverything()
+            let (next, used) = try await ledger.claimNext(
+                after: try #require(completed.first), limit: 16, lease: .seconds(30), orOneOf: left,
+                answered: [a1.deliveryID, try #require(completed.first).deliveryID]
+            )
+            #expect(names(next) == ["b1"])
+            #expect(used == 1)
+        }
+    }
+
     /// A session whose delegate (nobody listens at its URL: nothing is sent here) allows
     /// `maximumInFlight` requests at once.
     private func session(in ferry: WebhookHarness, maximumInFlight: Int) async throws -> SessionRecord {
