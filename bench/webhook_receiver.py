@@ -320,15 +320,21 @@ def collect(args):
 
     start = time.monotonic()
     pending = None
+    cpu_groups = json.loads(args.cpu_groups) if args.cpu_groups else {}
+    cpu_when_complete = None
     while True:
         stats = get_json(args.receiver, "/stats")
         if stats["unique"] >= len(expected):
+            # The CPU used until now, before this reads Ferry's lists (which take CPU of their own).
+            if cpu_when_complete is None:
+                cpu_when_complete = {name: cpu_seconds(pids) for name, pids in cpu_groups.items()}
+                cpu_when_complete["at"] = time.time()
             pending = ferry_pages(f"/v1/webhooks/deliveries?sessionId={session}&status=pending")
             if not pending:
                 break
         if time.monotonic() - start > args.timeout:
             break
-        time.sleep(0.2)
+        time.sleep(0.05 if cpu_groups else 0.2)
     waited = time.monotonic() - start
     # Nothing more should come; wait a little to catch late duplicates.
     time.sleep(args.quiet)
@@ -389,7 +395,22 @@ def collect(args):
         "stillPending": len(pending) if pending is not None else None,
         "eventToFanOutMs": milliseconds(fan_out), "fanOutToAttemptMs": milliseconds(queued),
         "attemptToArrivalMs": milliseconds(sending),
+        "cpuWhenComplete": cpu_when_complete,
     }))
+
+
+def cpu_seconds(pids):
+    """User and system CPU seconds of these processes so far (those gone count nothing)."""
+    ticks = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as file:
+                # Fields after the command name (which may hold spaces): utime and stime are 14 and 15.
+                fields = file.read().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def backlog_ready(args):
@@ -602,6 +623,8 @@ def main():
     p.add_argument("--timeout", type=float, default=600)
     p.add_argument("--quiet", type=float, default=2)
     p.add_argument("--expected-ids", help="a JSON list of the event ids to expect, instead of reading the session's log")
+    p.add_argument("--cpu-groups", help='JSON {"name": [pid, ...]}: the CPU seconds each group has used when the '
+                   'receiver has every expected event ("cpuWhenComplete", with the time "at")')
     p.set_defaults(run=collect)
     p = commands.add_parser("collect-endpoints")
     p.add_argument("--receiver", required=True)

@@ -126,13 +126,17 @@ pg_pids="$(postgres_pids)"
 cpu_before=("$(cpu_seconds "$FERRY_PID")" "$(cpu_seconds $pg_pids)" "$(cpu_seconds "$RECEIVER_PID")")
 enabled_at=$(now)
 api POST "/v1/webhooks/endpoints/$endpoint/enable" > /dev/null
+# The CPU is read when the receiver has every event, before the collector reads Ferry's lists.
+cpu_groups="$(jq -nc --arg ferry "$FERRY_PID" --arg postgres "$pg_pids" --arg receiver "$RECEIVER_PID" \
+    '{ferry: ($ferry | split(" ") | map(select(. != ""))), postgres: ($postgres | split(" ") | map(select(. != ""))),
+      receiver: ($receiver | split(" ") | map(select(. != "")))}')"
 backlog_figures="$("$PYTHON" "$BENCH_DIR/webhook_receiver.py" collect --receiver "$RECEIVER_URL" --events "$EVENTS" --timeout 300 --quiet 0 \
-    --expected-ids "$BENCH_TMP/backlog-events.json")"
-drained_at=$(now)
-cpu_after=("$(cpu_seconds "$FERRY_PID")" "$(cpu_seconds $pg_pids)" "$(cpu_seconds "$RECEIVER_PID")")
-cpu_used() { elapsed "${cpu_before[$1]}" "${cpu_after[$1]}"; }
+    --expected-ids "$BENCH_TMP/backlog-events.json" --cpu-groups "$cpu_groups")"
 printf '%s\n' "$backlog_figures" > "$BENCH_TMP/backlog-figures.json"
 b() { jq -r "$@" <<<"$backlog_figures"; }
+drained_at="$(b .cpuWhenComplete.at)"
+cpu_after=("$(b .cpuWhenComplete.ferry)" "$(b .cpuWhenComplete.postgres)" "$(b .cpuWhenComplete.receiver)")
+cpu_used() { elapsed "${cpu_before[$1]}" "${cpu_after[$1]}"; }
 backlog_seconds="$(elapsed "$enabled_at" "$(b .lastArrival)")"
 backlog_rate="$("$PYTHON" -c "import sys; print(round(int(sys.argv[1]) / float(sys.argv[2]), 1))" "$(b .unique)" "$backlog_seconds")"
 
