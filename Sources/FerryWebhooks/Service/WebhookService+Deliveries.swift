@@ -19,7 +19,7 @@ extension WebhookService {
                             perTenant: configuration.maximumInFlightPerTenant, lease: configuration.leaseDuration
                         )
                         let (claimed, left, nextDue) = try await ledger.claimDue(limits, answered: recorder.answeredDeliveryIDs())
-                        let byEndpoint = Dictionary(grouping: left, by: \.endpointID).mapValues { ArraySlice($0) }
+                        let byEndpoint = Dictionary(grouping: left, by: \.endpointID).mapValues { CandidateQueue($0) }
                         candidates.withLock { $0 = byEndpoint }
                         for claim in claimed {
                             inFlight.add(1, ordering: .acquiringAndReleasing)
@@ -79,7 +79,7 @@ extension WebhookService {
                 let offered = mayGoOn ? takeCandidates(of: claim.endpointID) : []
                 let (next, used) = try await ledger.claimNext(
                     after: claim, limit: Self.streamRun, lease: configuration.leaseDuration,
-                    orOneOf: Array(offered), answered: offered.isEmpty ? [] : recorder.answeredDeliveryIDs()
+                    orOneOf: offered, answered: offered.isEmpty ? [] : recorder.answeredDeliveryIDs()
                 )
                 giveBack(offered.dropFirst(used), of: claim.endpointID)
                 if used > 0 { switches += 1 }
@@ -95,18 +95,14 @@ extension WebhookService {
     static let streamSwitches = 64
 
     /// The first few heads the last claim left for this endpoint, taken out of the list.
-    private func takeCandidates(of endpointID: String) -> ArraySlice<DeliveryCandidate> {
-        candidates.withLock { byEndpoint in
-            guard let waiting = byEndpoint[endpointID] else { return [] }
-            byEndpoint[endpointID] = waiting.dropFirst(Self.candidatesPerSwitch)
-            return waiting.prefix(Self.candidatesPerSwitch)
-        }
+    private func takeCandidates(of endpointID: String) -> [DeliveryCandidate] {
+        candidates.withLock { byEndpoint in byEndpoint[endpointID]?.take(Self.candidatesPerSwitch) ?? [] }
     }
 
     /// Those not looked at go back, first in line.
     private func giveBack(_ unused: ArraySlice<DeliveryCandidate>, of endpointID: String) {
         guard !unused.isEmpty else { return }
-        candidates.withLock { byEndpoint in byEndpoint[endpointID] = unused + (byEndpoint[endpointID] ?? []) }
+        candidates.withLock { byEndpoint in byEndpoint[endpointID, default: CandidateQueue([])].giveBack(unused) }
     }
 
     /// Candidates one switch looks at, at most: most are still good; some another slot or

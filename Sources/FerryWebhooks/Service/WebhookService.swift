@@ -29,7 +29,7 @@ public final class WebhookService: Service, Sendable {
     let inFlight = Atomic<Int>(0)
     /// Per endpoint, the ready heads the last claim left for want of room, oldest first: what a
     /// slot whose stream runs out takes next (see `deliverStream`).
-    let candidates = Mutex<[String: ArraySlice<DeliveryCandidate>]>([:])
+    let candidates = Mutex<[String: CandidateQueue]>([:])
     /// Sessions with attempts recorded since the delivery loop last checked whether a background
     /// session's events are all delivered (`session.didFinishEvents`): one check per loop turn
     /// for all of them, not a transaction per attempt.
