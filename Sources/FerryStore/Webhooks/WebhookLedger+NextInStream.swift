@@ -42,15 +42,15 @@ extension WebhookLedger {
                 )
                 guard run.isEmpty else { return (run, 0) }
             }
-            for (index, candidate) in candidates.enumerated()
-            where try takeHead(candidate, answered: answered, lease: lease, on: connection) {
-                let run = try takeRun(
-                    endpointID: candidate.endpointID, streamID: candidate.streamID, after: candidate.sequence,
-                    limit: limit - 1, lease: lease, including: candidate.deliveryID, on: connection
-                )
-                return (run, index + 1)
+            guard let index = try takeHead(of: candidates, answered: answered, lease: lease, on: connection) else {
+                return ([], candidates.count)
             }
-            return ([], candidates.count)
+            let candidate = candidates[index]
+            let run = try takeRun(
+                endpointID: candidate.endpointID, streamID: candidate.streamID, after: candidate.sequence,
+                limit: limit - 1, lease: lease, including: candidate.deliveryID, on: connection
+            )
+            return (run, index + 1)
         }
     }
 
@@ -82,31 +82,49 @@ extension WebhookLedger {
         ORDER BY e.position
         """
 
-    /// `takeHead`'s statement ($1 candidate, $2 endpoint, $3 stream, $4 sequence, $5 answered,
-    /// $6 instance, $7 lease seconds). Its plans must look the candidate up by its key
-    /// (`NextInStreamPlanTests`).
+    /// `takeHead`'s statement ($1 candidates, $2 their endpoints, $3 their streams, $4 their
+    /// sequences, $5 answered, $6 instance, $7 lease seconds). Its plans must look the
+    /// candidates up by their keys (`NextInStreamPlanTests`).
     static let headSQL = """
-        WITH locked AS (
-            -- By its key alone, then checked: with "status = 'pending'" here, the planner
-            -- may read a whole partial index of pending deliveries instead (see
-            -- 0014_no_index_of_due_deliveries.sql). The row is checked as locked, its
-            -- latest version.
-            SELECT d.id, d.endpoint_id, d.status, d.next_attempt_at, d.lease_expires_at FROM webhook_deliveries d
-            WHERE d.id = $1
+        WITH offered AS (
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[]) WITH ORDINALITY
+                AS c(id, endpoint_id, stream_id, sequence, ordinal)
+        ), first AS (
+            -- The first that looks good, each looked up by its key and its stream probed by
+            -- the stream index (OFFSET 0 keeps each apart: as joins, the planner read every
+            -- pending delivery instead). Nothing is locked yet: only the one chosen is.
+            SELECT c.id, c.ordinal FROM offered c
+            CROSS JOIN LATERAL (
+                SELECT d.status, d.next_attempt_at, d.lease_expires_at, d.endpoint_id FROM webhook_deliveries d
+                WHERE d.id = c.id OFFSET 0
+            ) d
+            CROSS JOIN LATERAL (
+                SELECT EXISTS (
+                    SELECT 1 FROM webhook_deliveries q
+                    WHERE q.endpoint_id = c.endpoint_id AND q.stream_id = c.stream_id AND q.status = 'pending'
+                      AND q.sequence < c.sequence AND q.id <> ALL($5::text[])
+                ) AS behind OFFSET 0
+            ) earlier
+            WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+              AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
+              AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.status = 'active')
+              AND NOT earlier.behind
+            ORDER BY c.ordinal LIMIT 1
+        ), locked AS (
+            -- By its key alone, then checked again as locked (its latest version): with
+            -- "status = 'pending'" here, the planner may read a whole partial index of pending
+            -- deliveries instead (see 0014_no_index_of_due_deliveries.sql).
+            SELECT d.id, d.status, d.lease_expires_at FROM webhook_deliveries d
+            WHERE d.id = (SELECT id FROM first)
             FOR NO KEY UPDATE SKIP LOCKED
         ), head AS (
             SELECT l.id FROM locked l
-            WHERE l.status = 'pending' AND l.next_attempt_at <= now()
-              AND (l.lease_expires_at IS NULL OR l.lease_expires_at < now())
-              AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = l.endpoint_id AND w.status = 'active')
-              AND NOT EXISTS (
-                  SELECT 1 FROM webhook_deliveries q
-                  WHERE q.endpoint_id = $2 AND q.stream_id = $3 AND q.status = 'pending' AND q.sequence < $4
-                    AND q.id <> ALL($5::text[]))
+            WHERE l.status = 'pending' AND (l.lease_expires_at IS NULL OR l.lease_expires_at < now())
         )
         UPDATE webhook_deliveries d SET lease_owner = $6, lease_token = d.lease_token + 1,
             lease_expires_at = now() + make_interval(secs => $7), updated_at = now()
         FROM head WHERE d.id = head.id
+        RETURNING (SELECT ordinal FROM first)
         """
 
     /// Leases up to `limit` consecutive deliveries of a stream after `sequence` that are due and
@@ -125,15 +143,23 @@ extension WebhookLedger {
     /// The most ready heads a claim hands back as candidates.
     public static let maximumCandidates = 512
 
-    /// Leases `candidate` if it is still due, not leased, the head of its stream (nothing
-    /// earlier unfinished but what `answered` lists) and of an active endpoint.
+    /// Leases the first of `candidates` that is still due, not leased, the head of its stream
+    /// (nothing earlier unfinished but what `answered` lists) and of an active endpoint, in one
+    /// statement (one each was a round trip per stale candidate); answers its index. Nil also
+    /// when the one chosen was taken elsewhere meanwhile: the slot ends, and the next claim
+    /// sees the rest.
     private func takeHead(
-        _ candidate: DeliveryCandidate, answered: [String], lease: Duration, on connection: PostgresConnection
-    ) throws -> Bool {
-        try connection.execute(
+        of candidates: [DeliveryCandidate], answered: [String], lease: Duration, on connection: PostgresConnection
+    ) throws -> Int? {
+        guard !candidates.isEmpty else { return nil }
+        let ordinal = try connection.query(
             Self.headSQL,
-            [candidate.deliveryID, candidate.endpointID, candidate.streamID, candidate.sequence, answered, instanceID, lease.secondsValue]
-        ) == 1
+            [
+                candidates.map(\.deliveryID), candidates.map(\.endpointID), candidates.map(\.streamID), candidates.map(\.sequence),
+                answered, instanceID, lease.secondsValue,
+            ]
+        ).first?.decode(0, as: Int64.self)
+        return ordinal.map { Int($0) - 1 }
     }
 
     /// Gives back leases this instance took but will not use (the rest of a run after a failed

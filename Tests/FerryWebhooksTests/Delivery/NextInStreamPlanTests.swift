@@ -12,7 +12,7 @@ import Testing
 /// spend most of PostgreSQL's time there.
 @Suite("A delivery slot's statements stay on their keys, whatever the statistics say")
 struct NextInStreamPlanTests {
-    @Test("the stream's next deliveries and a candidate head read a handful of rows in a backlog of hundreds")
+    @Test("the stream's next deliveries and a slot's candidate heads read a handful of rows in a backlog of hundreds")
     func plansReadWhatTheyAreAbout() async throws {
         try await WebhookHarness.run(start: false) { ferry in
             let (session, _) = try await ferry.makeSession(delegateURL: "http://127.0.0.1:9/hooks")
@@ -40,16 +40,30 @@ struct NextInStreamPlanTests {
             // Generic plans: what a pooled connection uses after a statement's first executions.
             try connection.execute("SET plan_cache_mode = force_generic_plan")
             try connection.execute("PREPARE run_plan(text, text, int8, text, float8, int8, text) AS \(WebhookLedger.runSQL)")
-            try connection.execute("PREPARE head_plan(text, text, text, int8, text[], text, float8) AS \(WebhookLedger.headSQL)")
+            try connection.execute("PREPARE head_plan(text[], text[], text[], int8[], text[], text, float8) AS \(WebhookLedger.headSQL)")
             let run = try explain(
                 "EXECUTE run_plan('\(endpoint)', '\(stream)', \(sequence), 'plans-test', 30, 16, NULL)", on: connection
             )
+            // A slot offers several candidates at once: another stream's second delivery (not a
+            // head, so passed over), then nine heads.
+            let offered = try connection.query(
+                """
+                (SELECT id, stream_id, sequence FROM webhook_deliveries WHERE stream_id <> $1 ORDER BY event_position OFFSET 1 LIMIT 1)
+                UNION ALL
+                (SELECT id, stream_id, sequence FROM webhook_deliveries WHERE sequence = 1 AND stream_id <> $1 ORDER BY event_position LIMIT 8)
+                """,
+                [stream]
+            ).map { (id: try $0.decode(0, as: String.self), stream: try $0.decode(1, as: String.self), sequence: try $0.decode(2, as: Int64.self)) }
+            func literal(_ values: [String]) -> String { "'{\(values.joined(separator: ","))}'" }
             let candidate = try explain(
-                "EXECUTE head_plan('\(id)', '\(endpoint)', '\(stream)', \(sequence), '{}', 'plans-test', 30)", on: connection
+                "EXECUTE head_plan(\(literal(offered.map(\.id) + [id])), \(literal(Array(repeating: endpoint, count: offered.count + 1))), "
+                    + "\(literal(offered.map(\.stream) + [stream])), \(literal(offered.map { String($0.sequence) } + [String(sequence)])), "
+                    + "'{}', 'plans-test', 30)",
+                on: connection
             )
             #expect(!run.scans.isEmpty && !candidate.scans.isEmpty, "each reads the table: \(run); \(candidate)")
             #expect(run.rowsRead <= 10, "the stream's next four, by the stream index: \(run)")
-            #expect(candidate.rowsRead <= 5, "the candidate by its key: \(candidate)")
+            #expect(candidate.rowsRead <= 20, "ten candidates by their keys, each stream probed for earlier ones: \(candidate)")
         }
     }
 
