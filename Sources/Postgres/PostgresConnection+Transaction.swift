@@ -3,14 +3,21 @@ extension PostgresConnection {
     ///
     /// If `body` caught a statement error and carried on, the transaction is aborted and COMMIT
     /// would silently roll back: that throws instead. A lost connection throws kind `.connection`.
+    ///
+    /// `setUp`, a statement without parameters (such as `SELECT set_config(…, true)`), is sent
+    /// with BEGIN in one round trip, and runs before `body`.
     @discardableResult
-    public func withTransaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        try execute("BEGIN")
+    public func withTransaction<T>(setUp: String? = nil, _ body: (PostgresConnection) throws -> T) throws -> T {
         let value: T
         do {
+            if let setUp {
+                try executeScript("BEGIN; " + setUp)
+            } else {
+                try execute("BEGIN")
+            }
             value = try body(self)
         } catch {
-            rollBackAfterFailure()
+            if isInTransaction { rollBackAfterFailure() }
             throw error
         }
         if isInFailedTransaction {

@@ -30,10 +30,13 @@ public final class PostgresPool: Sendable {
 
     /// Runs `body` inside BEGIN … COMMIT; ROLLBACK when it throws. A connection lost mid-transaction
     /// throws (kind `.connection`) and is never retried here: `body` may not be idempotent.
+    /// `setUp`: as in `PostgresConnection.withTransaction(setUp:_:)`.
     @discardableResult
-    public func withTransaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+    public func withTransaction<T: Sendable>(
+        setUp: String? = nil, _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
         try await withConnection { connection in
-            try connection.withTransaction(body)
+            try connection.withTransaction(setUp: setUp, body)
         }
     }
 

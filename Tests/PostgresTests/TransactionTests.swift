@@ -43,6 +43,26 @@ import Testing
         }
     }
 
+    @Test("a set-up statement sent with BEGIN holds for the transaction alone; one that fails leaves no transaction open")
+    func setUpWithBegin() async throws {
+        try await withTestPool(size: 1) { pool, _ in
+            let inside = try await pool.withTransaction(setUp: "SELECT set_config('enable_seqscan', 'off', true)") { connection in
+                try connection.query("SHOW enable_seqscan").onlyRow().decode(0, as: String.self)
+            }
+            #expect(inside == "off")
+            let after = try await pool.withConnection { try $0.query("SHOW enable_seqscan").onlyRow().decode(0, as: String.self) }
+            #expect(after == "on")
+
+            let ran = Counter()
+            await #expect(throws: PostgresError.self) {
+                try await pool.withTransaction(setUp: "SELECT 1 / 0") { _ in ran.increment() }
+            }
+            #expect(ran.value == 0)
+            let inTransaction = try await pool.withConnection { $0.isInTransaction }
+            #expect(!inTransaction)
+        }
+    }
+
     @Test func connectionLostMidTransactionThrowsAndIsNotRetried() async throws {
         try await withTestPool(size: 1) { pool, conninfo in
             try await pool.withConnection { try $0.execute("CREATE TABLE ledger (amount int NOT NULL)") }

@@ -12,9 +12,8 @@ enum IndexedPlans {
     /// Select-list items to put in the transaction's first statement (no extra round trip).
     static let settings = "set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)"
 
-    /// The settings as a statement of their own, for a transaction whose first statement should
-    /// itself be planned once (a round trip costs less than planning it every time).
-    static func apply(on connection: PostgresConnection) throws {
-        try connection.execute("SELECT \(settings)")
-    }
+    /// The settings as a statement of their own, sent with the transaction's BEGIN
+    /// (`withTransaction(setUp:)`), for a transaction whose first statement should itself be
+    /// planned once. Sent apart, it was a round trip of every ledger writer's transaction.
+    static let setUp = "SELECT \(settings)"
 }

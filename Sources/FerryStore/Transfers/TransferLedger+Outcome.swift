@@ -53,9 +53,8 @@ extension TransferLedger {
     ) async throws -> (lost: Set<LeaseToken>, decisions: [String: DecisionClaim]) {
         guard !outcomes.isEmpty || !events.isEmpty else { return ([], [:]) }
         let instanceID = self.instanceID
-        return try await pool.withTransaction { connection in
-            // Every statement here finds its rows by key: plans made once serve every batch.
-            try IndexedPlans.apply(on: connection)
+        // Every statement here finds its rows by key: plans made once serve every batch.
+        return try await pool.withTransaction(setUp: IndexedPlans.setUp) { connection in
             // Every task with events or an end is locked (and read) once, all together.
             let locked = try Self.lockOwned(Set(events.map(\.lease) + outcomes.map(\.lease)), instanceID: instanceID, on: connection)
             var batch = EventBatch()
@@ -119,8 +118,7 @@ extension TransferLedger {
     ) async throws -> [String: DecisionClaim] {
         guard !events.isEmpty else { return [:] }
         let instanceID = self.instanceID
-        return try await pool.withTransaction { connection in
-            try IndexedPlans.apply(on: connection)
+        return try await pool.withTransaction(setUp: IndexedPlans.setUp) { connection in
             let locked = try Self.lockOwned(Set(events.map(\.lease)), instanceID: instanceID, on: connection)
             var batch = EventBatch()
             try Self.record(events, locked: locked, into: &batch, on: connection)
