@@ -65,8 +65,7 @@ struct URLCacheTests {
             _ = try await run(ferry, session, origin.url("/fresh"))
             _ = try await run(ferry, session, origin.url("/large"))
             try await Task.sleep(for: .milliseconds(200))
-            let folder = (try TenantFiles(dataDirectory: ferry.dataDirectory).path(.cache, tenantID: ferry.tenant.id, name: "x") as NSString)
-                .deletingLastPathComponent
+            let folder = try TenantFiles(dataDirectory: ferry.dataDirectory).directory(.cache, tenantID: ferry.tenant.id)
             let files = try FileManager.default.contentsOfDirectory(atPath: folder)
             #expect(files.count == 1, "the cache folder holds \(files)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/" + (files.first ?? ""))) == Data(Self.largeBody))

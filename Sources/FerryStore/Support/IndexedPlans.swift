@@ -9,7 +9,8 @@ import Postgres
 /// key are index-driven whatever the statistics say, so a generic plan serves; planning such a
 /// statement on every execution cost as much as running it.
 enum IndexedPlans {
-    /// Select-list items to put in the transaction's first statement (no extra round trip).
+    /// The settings as select-list items, for a set-up that takes something else too (the task
+    /// claim's advisory lock).
     static let settings = "set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)"
 
     /// The settings as a statement of their own, sent with the transaction's BEGIN

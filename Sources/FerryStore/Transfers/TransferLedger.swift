@@ -46,9 +46,10 @@ public struct TransferLedger: Sendable {
         let instanceID = self.instanceID
         let leaseSeconds = self.leaseSeconds
         let ephemeralCredentials = self.ephemeralCredentials
-        return try await pool.withTransaction { connection in
-            // The claim reads tasks through its indexes only, under the claim lock.
-            try connection.execute("SELECT pg_advisory_xact_lock($1), \(IndexedPlans.settings)", [Self.claimLockKey])
+        // The claim reads tasks through its indexes only, under the claim lock: both taken with
+        // BEGIN, in one round trip.
+        let setUp = "SELECT pg_advisory_xact_lock(\(Self.claimLockKey)), \(IndexedPlans.settings)"
+        return try await pool.withTransaction(setUp: setUp) { connection in
             let claimed = try connection.query(
                 """
                 WITH RECURSIVE host_groups AS (

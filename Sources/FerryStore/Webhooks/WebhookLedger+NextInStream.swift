@@ -32,7 +32,7 @@ extension WebhookLedger {
         guard previous.event.taskID != nil, limit > 0 else { return ([], 0) }
         // A task's last event is its didCompleteWithError: after it, there is nothing to look
         // for in its stream (a backlog's drain asked after every stream, for nothing).
-        let streamEnded = previous.event.type == EventType.taskDidCompleteWithError.rawValue
+        let streamEnded = previous.event.eventType == .taskDidCompleteWithError
         if streamEnded, candidates.isEmpty { return ([], 0) }
         return try await pool.withConnection { connection in
             if !streamEnded {
