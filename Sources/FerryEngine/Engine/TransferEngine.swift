@@ -193,8 +193,11 @@ public final class TransferEngine: Service, Sendable {
                         writer.enqueue(.cookies([update]))
                     }
                 case .ended(let ended):
-                    transferLeftWorker(ended.job.taskID)
+                    // Counted as finalizing before it leaves the book: a shutdown that saw it in
+                    // neither (it polls both from another thread) stopped the writer before this
+                    // transfer's checkpoint was written, and the restarted download began again.
                     finalizing.add(1, ordering: .acquiringAndReleasing)
+                    transferLeftWorker(ended.job.taskID)
                     group.addTask {
                         await self.record(ended)
                         self.finalizing.subtract(1, ordering: .acquiringAndReleasing)
