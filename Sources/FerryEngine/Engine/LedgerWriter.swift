@@ -29,7 +29,8 @@ final class LedgerWriter: Sendable {
     /// How decision deliveries are claimed, asked for each transaction; nil without a gateway.
     private let claimTerms: (@Sendable () -> DecisionClaimTerms)?
     private let cookies: CookieStore
-    private let queue = Mutex<(writes: [Write], isStopped: Bool)>(([], false))
+    /// `isPerforming`: writes taken from the queue are being written (see `isIdle`).
+    private let queue = Mutex<(writes: [Write], isStopped: Bool, isPerforming: Bool)>(([], false, false))
     private let doorbell: AsyncStream<Void>.Continuation
     private let rings: AsyncStream<Void>
     private let logger: Logger
@@ -87,7 +88,9 @@ final class LedgerWriter: Sendable {
         return PendingClaim(claims: claims)
     }
 
-    var isIdle: Bool { queue.withLock { $0.writes.isEmpty } }
+    /// Nothing queued and nothing being written: a shutdown waiting for the last outcomes goes
+    /// on (and stops renewing leases) only once their transaction has committed.
+    var isIdle: Bool { queue.withLock { $0.writes.isEmpty && !$0.isPerforming } }
 
     /// Writes until `stop()`, then drains what is queued.
     func run() async {
@@ -108,6 +111,7 @@ final class LedgerWriter: Sendable {
         while true {
             let writes = queue.withLock { queue in
                 defer { queue.writes.removeAll() }
+                queue.isPerforming = !queue.writes.isEmpty
                 return queue.writes
             }
             guard !writes.isEmpty else { return }

@@ -36,18 +36,27 @@ extension TransferEngine {
 
     private func claimWhileCapacity() async {
         while !Task.isCancelled {
-            let free = book.withLock { $0.isStopping ? 0 : configuration.capacity - $0.heldCount }
+            // The claim counts as dispatching from before it is sent, decided under the lock that
+            // shutdown sets `isStopping` with: a shutdown that begins while it runs waits for what
+            // it leases (each must start or be handed back) instead of leaving the leases to expire.
+            let free = book.withLock { book -> Int in
+                guard !book.isStopping else { return 0 }
+                let free = configuration.capacity - book.heldCount
+                if free > 0 { dispatching.add(1, ordering: .acquiringAndReleasing) }
+                return free
+            }
             guard free > 0 else { return }
             let limit = min(free, 200)
             let claims: [ClaimedTask]
             do {
                 claims = try await ledger.claim(limit: limit)
             } catch {
+                dispatching.subtract(1, ordering: .acquiringAndReleasing)
                 logger.warning("claiming tasks failed", metadata: ["error": "\(error)"])
                 return
             }
-            // Shutdown waits for these too: each is leased, and must start or be handed back.
-            dispatching.add(claims.count, ordering: .acquiringAndReleasing)
+            // The claim's one reservation becomes one per task it leased.
+            dispatching.add(claims.count - 1, ordering: .acquiringAndReleasing)
             // Each waits for its files and its URL cache lookup: side by side. They are admitted
             // in claim order (priority, then age), which decides who waits for a connection,
             // each as soon as it and every claim before it are ready: not all after the slowest.

@@ -112,7 +112,13 @@ public final class TransferEngine: Service, Sendable {
         let (loopsStop, stopLoops) = AsyncStream<Void>.makeStream()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.writer.run() }
-            group.addTask { await self.consumeReports() }
+            group.addTask {
+                await self.consumeReports()
+                // Only once every report is recorded: an outcome still being recorded when the
+                // grace period ends (a checkpoint's fsync behind others, a decision about caching)
+                // is written late rather than refused by a stopped writer and lost.
+                self.writer.stop()
+            }
             group.addTask {
                 // The periodic loops run until the shutdown has handed back every transfer.
                 await withTaskGroup(of: Void.self) { loops in
@@ -134,10 +140,12 @@ public final class TransferEngine: Service, Sendable {
             try? await gracefulShutdown()
             await handBackTransfers()
             stopLoops.finish()
+            // Every worker ends what it still runs (it was told to stop them all) and reports it
+            // before the reports' stream closes: an end reported after that would be dropped,
+            // with its checkpoint, when the grace period ran out first.
+            for worker in workers.withLock({ $0 }) { await worker.exit() }
             reportSink.finish()
-            writer.stop()
         }
-        for worker in workers.withLock({ $0 }) { await worker.exit() }
         blocking.shutdown()
         clientKeys.shutdown()
         logger.info("transfer engine stopped", metadata: ["instance": "\(configuration.instanceID)"])

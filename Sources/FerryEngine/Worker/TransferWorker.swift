@@ -280,8 +280,13 @@ private final class TransferWorkerLoop {
             try addIfReady(transfer)
         } catch {
             logger.error("cannot start a transfer", metadata: ["task": "\(job.taskID)", "error": "\(error)"])
+            let failure = TransferError(code: .unknown, failingURL: job.claim.originalRequest.url, reason: "internal error starting the transfer")
             if let transfer = transfers[job.taskID] {
-                finish(transfer, .failed(TransferError(code: .unknown, failingURL: job.claim.originalRequest.url, reason: "internal error starting the transfer")))
+                finish(transfer, .failed(failure))
+            } else {
+                // No transfer was made (libcurl refused a handle): the task still ends, or it
+                // would hold its slot and lease until the process exits.
+                report(.ended(EndedTransfer.notStarted(job, end: .failed(failure))))
             }
         }
     }
