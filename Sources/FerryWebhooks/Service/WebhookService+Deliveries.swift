@@ -18,13 +18,14 @@ extension WebhookService {
                             total: room, perEndpoint: configuration.maximumInFlightPerEndpoint,
                             perTenant: configuration.maximumInFlightPerTenant, lease: configuration.leaseDuration
                         )
+                        let leasedAt = ContinuousClock.now
                         let (claimed, left, nextDue) = try await ledger.claimDue(limits, answered: recorder.answeredDeliveryIDs())
                         let byEndpoint = Dictionary(grouping: left, by: \.endpointID).mapValues { CandidateQueue($0) }
                         candidates.withLock { $0 = byEndpoint }
                         for claim in claimed {
                             inFlight.add(1, ordering: .acquiringAndReleasing)
                             group.addTask {
-                                await self.deliverStream(from: claim)
+                                await self.deliverStream(from: claim, leasedAt: leasedAt)
                                 self.inFlight.subtract(1, ordering: .acquiringAndReleasing)
                                 self.deliveryBell.ring()
                             }
@@ -59,10 +60,24 @@ extension WebhookService {
     /// its stream still counts as in flight everywhere. Were it written first, another claim (here
     /// or on another instance) could give the endpoint's slot to a new stream while this slot
     /// went on too.
-    private func deliverStream(from first: ClaimedDelivery) async {
+    ///
+    /// `leasedAt`: when the claim of `first` was sent (its lease ends a lease's length after).
+    private func deliverStream(from first: ClaimedDelivery, leasedAt: ContinuousClock.Instant) async {
         var run = [first]
+        var leasedAt = leasedAt
+        var isFreshLease = true
         var switches = 0
         while !run.isEmpty {
+            // A run's leases end together and nothing renews them: a delivery sent after its
+            // lease ended could be sent again by another slot meanwhile, out of order and beyond
+            // the endpoint's limit. With a slow receiver the rest goes back, and a claim takes
+            // the stream up again where this slot stopped. The first of a lease is always sent
+            // (a request's timeout is at most a third of the lease).
+            guard isFreshLease || leasedAt + configuration.leaseDuration - ContinuousClock.now > configuration.requestTimeout * 2 else {
+                await release(run)
+                return
+            }
+            isFreshLease = false
             let claim = run.removeFirst()
             let (delivered, answered) = await attempt(claim, recording: .heldByCaller)
             guard delivered, !shouldStop else {
@@ -77,6 +92,7 @@ extension WebhookService {
             do {
                 let mayGoOn = switches < Self.streamSwitches && inFlight.load(ordering: .acquiring) < configuration.maximumInFlight
                 let offered = mayGoOn ? takeCandidates(of: claim.endpointID) : []
+                (leasedAt, isFreshLease) = (ContinuousClock.now, true)
                 let (next, used) = try await ledger.claimNext(
                     after: claim, limit: Self.streamRun, lease: configuration.leaseDuration,
                     orOneOf: offered, answered: offered.isEmpty ? [] : recorder.answeredDeliveryIDs()

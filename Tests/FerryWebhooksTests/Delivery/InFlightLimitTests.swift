@@ -36,4 +36,27 @@ struct InFlightLimitTests {
             #expect(most == 3, "the endpoint never had its share: \(most)")
         }
     }
+
+    @Test("a run of a task's events that outlasts its lease is given back, not sent twice or two at once")
+    func runOutlastingItsLease() async throws {
+        let open = Mutex((now: 0, most: 0))
+        let receiver = try Receiver { _ in
+            open.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            Thread.sleep(forTimeInterval: 0.3)
+            open.withLock { $0.now -= 1 }
+            return .ok
+        }
+        // Leases of 3 s and a slow receiver: a run of twelve takes 3.6 s to send. A slot that
+        // kept sending once its leases ended shared the stream with the claim that took it up.
+        try await WebhookHarness.run(configure: { $0.leaseDuration = .seconds(3); $0.requestTimeout = .seconds(1) }) { ferry in
+            let (session, _) = try await ferry.makeSession(delegateURL: receiver.url)
+            let task = try await ferry.makeTask(in: session)
+            for _ in 0..<12 { try await ferry.emit(.downloadTaskDidWriteData, task: task) }
+            #expect(try await receiver.wait(timeout: .seconds(30)) { $0.sequences(ofTask: task.id).count >= 13 })
+            try await Task.sleep(for: .seconds(1))
+            #expect(receiver.sequences(ofTask: task.id) == Array(1...13), "in order")
+            #expect(receiver.accepted.count == 13, "each event sent once")
+            #expect(open.withLock { $0.most } == 1, "requests of one task open at once")
+        }
+    }
 }
