@@ -343,8 +343,7 @@ private final class CurlProcess {
     private let started = Date()
 
     init(_ arguments: [String], input: [UInt8]? = nil) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("origin-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = URL(fileURLWithPath: try TestScratch.folder(named: "curl"))
         urlCount = arguments.filter { $0.hasPrefix("http://") }.count
         var options = ["-q", "-s", "-S", "--noproxy", "*", "--max-time", "10",
                        "-D", folder.appendingPathComponent("head").path,

@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Foundation
 import Testing
 
@@ -7,8 +8,7 @@ import Testing
 struct DirectorySyncsTests {
     @Test("callers syncing at once all return; a missing folder fails only its own callers")
     func failuresStayWithTheirFolder() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-dirsync-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try TestScratch.folder(named: "dirsync")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let blocking = BlockingPool(name: "dirsync-test", threadCount: 2)
         defer { blocking.shutdown() }

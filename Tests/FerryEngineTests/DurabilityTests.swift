@@ -16,7 +16,9 @@ struct DurabilityTests {
         }
         defer { origin.stop() }
         let database = try await TestDatabase.make(poolSize: 6)
-        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-durable-\(UInt32.random(in: 0...UInt32.max))").path
+        // Both instances use this folder, so it is the test's to remove, not theirs.
+        let dataDirectory = try TestScratch.folder(named: "durable")
+        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
 
         let first = try await EngineHarness(database: database, instanceID: "first", dataDirectory: dataDirectory)
         let session = try await first.makeSession(SessionConfiguration(kind: .background, identifier: "nightly"))
@@ -53,6 +55,7 @@ struct DurabilityTests {
         }
         defer { origin.stop() }
         let ferry = try await EngineHarness()
+        defer { try? FileManager.default.removeItem(atPath: ferry.dataDirectory) }
         let session = try await ferry.makeSession()
         let created = try await ferry.startTask(in: session, kind: .download, url: origin.url("/d.bin"))
         _ = try await ferry.task(created.id) { $0.countOfBytesReceived > 500_000 }

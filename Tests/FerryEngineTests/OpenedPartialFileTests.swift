@@ -1,18 +1,23 @@
 import FerryCore
+import FerryTestSupport
 import Foundation
 import Testing
 
 @testable import FerryEngine
 
 @Suite("OpenedPartialFile: a download's file, opened before the transfer reaches a worker")
-struct OpenedPartialFileTests {
+final class OpenedPartialFileTests {
     let folder: String
     var partialPath: String { folder + "/task.part" }
     var finishedPath: String { folder + "/task.download" }
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("opened-partial-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        folder = try TestScratch.folder(named: "opened-partial")
+    }
+
+    /// Each test case has an instance of its own, and its folder goes with it.
+    deinit {
+        try? FileManager.default.removeItem(atPath: folder)
     }
 
     func checkpoint(bytesOnDisk: Int64) -> TransferCheckpoint {

@@ -10,11 +10,12 @@ enum FerryCommandLine {
     }
 
     static func run(_ arguments: [String], databaseURL: String?, dataDirectory: String, timeout: Duration = .seconds(60)) async throws -> Result {
-        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-cli-\(UInt64.random(in: 0...UInt64.max)).log").path
+        let folder = try TestScratch.folder(named: "cli")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let outputPath = folder + "/output.log"
         guard FileManager.default.createFile(atPath: outputPath, contents: nil), let output = FileHandle(forWritingAtPath: outputPath) else {
             throw HarnessError("cannot create \(outputPath)")
         }
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try FerryBinary.path())
         process.arguments = arguments

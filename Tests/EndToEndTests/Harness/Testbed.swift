@@ -27,7 +27,9 @@ final class Testbed: Sendable {
     /// Runs `body` with a testbed, tearing it down afterwards whatever happens.
     static func run<T: Sendable>(embedded: Bool = false, _ body: (Testbed) async throws -> T) async throws -> T {
         let database = embedded ? nil : try await TestDatabase.make(poolSize: 2)
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-e2e-\(UInt64.random(in: 0...UInt64.max))").path
+        let root = try keepsFolders
+            ? FileManager.default.temporaryDirectory.appendingPathComponent("ferry-e2e-\(UInt64.random(in: 0...UInt64.max))").path
+            : TestScratch.folder(named: "e2e")
         let testbed = try Testbed(database: database, root: root)
         do {
             let result = try await body(testbed)
@@ -94,8 +96,12 @@ final class Testbed: Sendable {
             if cluster.isRunning { try? cluster.stopImmediately() }
         }
         await database?.close()
-        if ProcessInfo.processInfo.environment["FERRY_E2E_KEEP"] == nil {
+        if !Self.keepsFolders {
             try? FileManager.default.removeItem(atPath: root)
         }
     }
+
+    /// FERRY_E2E_KEEP keeps every testbed's folders for a look after the run: outside the
+    /// process's scratch root, which goes when the process exits.
+    private static var keepsFolders: Bool { ProcessInfo.processInfo.environment["FERRY_E2E_KEEP"] != nil }
 }

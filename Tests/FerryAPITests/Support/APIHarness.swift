@@ -55,11 +55,13 @@ struct APIHarness: Sendable {
         return try await FixtureGate.shared.withPermit { try await runFresh(body) }
     }
 
-    /// A fresh database, a running hub and the router; no transfer engine. The database is
-    /// dropped afterwards: there are hundreds of cases.
+    /// A fresh database, a running hub and the router; no transfer engine. The database and the
+    /// data folder are removed afterwards: there are hundreds of cases.
     static func runFresh<T: Sendable>(
         server: Server = .inProcess, _ body: @escaping @Sendable (APIHarness) async throws -> T
     ) async throws -> T {
+        let dataDirectory = try TestScratch.folder(named: "api-data")
+        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
         let testDatabase = try await TestDatabase.make(poolSize: 3)
         let hub = NotificationHub(conninfo: testDatabase.conninfo, logger: quietLogger)
         let outcome: Result<T, any Error>
@@ -68,7 +70,7 @@ struct APIHarness: Sendable {
                 database: testDatabase.database,
                 resumeData: ResumeDataIssuer(signingKey: try await testDatabase.database.settings.resumeDataSigningKey()),
                 hub: hub,
-                files: TenantFiles(dataDirectory: temporaryDataDirectory()),
+                files: TenantFiles(dataDirectory: dataDirectory),
                 readiness: { Readiness(databaseReachable: true, migrationsApplied: true, workersRunning: false) }
             )
             outcome = .success(try await withRunning(hub) { try await serve(services, server: server, body) })
@@ -151,9 +153,5 @@ struct APIHarness: Sendable {
                 throw error
             }
         }
-    }
-
-    private static func temporaryDataDirectory() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("ferry-api-test-\(UInt64.random(in: 0...UInt64.max))").path
     }
 }

@@ -29,8 +29,7 @@ enum ReferenceVerifier {
 
     /// How many messages the reference verifier accepted (it stops at the first it rejects).
     static func verify(_ messages: [Message]) throws -> Int {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-verify-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = URL(fileURLWithPath: try TestScratch.folder(named: "verify"))
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = directory.appendingPathComponent("messages.json")
         try JSONEncoder().encode(messages).write(to: input)

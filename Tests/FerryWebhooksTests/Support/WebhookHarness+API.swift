@@ -13,11 +13,13 @@ extension WebhookHarness {
         live: Bool = false, eventStreamsPerTenant: Int = EventStreams.defaultMaximumPerTenant,
         _ body: @escaping @Sendable (APIClient) async throws -> T
     ) async throws -> T {
+        let dataDirectory = try TestScratch.folder(named: "hooks-api")
+        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
         let services = APIServices(
             database: database,
             resumeData: ResumeDataIssuer(signingKey: try await database.settings.resumeDataSigningKey()),
             hub: hub,
-            files: TenantFiles(dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("ferry-hooks-\(UUID().uuidString)").path),
+            files: TenantFiles(dataDirectory: dataDirectory),
             readiness: { Readiness(databaseReachable: true, migrationsApplied: true, workersRunning: true) },
             maximumEventStreamsPerTenant: eventStreamsPerTenant
         )

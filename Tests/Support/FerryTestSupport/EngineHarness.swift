@@ -21,7 +21,8 @@ public final class EngineHarness: Sendable {
     let running: Task<Void, any Error>
 
     /// Starts an engine; `configure` adjusts the test defaults (short heartbeats and leases,
-    /// loopback allowed).
+    /// loopback allowed). Without `dataDirectory`, a new scratch folder; one passed in (a restart
+    /// on the folder of an earlier instance) is left to the caller.
     public init(
         database: TestDatabase? = nil,
         instanceID: String = "test-instance",
@@ -32,8 +33,7 @@ public final class EngineHarness: Sendable {
     ) async throws {
         let database = if let database { database } else { try await TestDatabase.make(poolSize: 6) }
         self.database = database
-        self.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("ferry-test-data-\(UInt64.random(in: 0...UInt64.max))").path
+        self.dataDirectory = if let dataDirectory { dataDirectory } else { try TestScratch.folder(named: "engine-data") }
         var configuration = EngineConfiguration(
             instanceID: instanceID,
             workerCount: 2,
@@ -78,6 +78,8 @@ public final class EngineHarness: Sendable {
         _ body: (EngineHarness) async throws -> T
     ) async throws -> T {
         let ferry = try await EngineHarness(instanceID: instanceID, webhooks: webhooks, configure: configure)
+        // The data folder was made for this instance alone: it goes once the instance has stopped.
+        defer { try? FileManager.default.removeItem(atPath: ferry.dataDirectory) }
         do {
             let result = try await body(ferry)
             await ferry.stop()

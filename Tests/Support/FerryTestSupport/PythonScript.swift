@@ -12,8 +12,7 @@ public enum PythonScript {
     }
 
     public static func run(_ script: String, arguments: [String]) throws -> Outcome {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-python-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = URL(fileURLWithPath: try TestScratch.folder(named: "python"))
         defer { try? FileManager.default.removeItem(at: directory) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -56,10 +56,10 @@ public final class TLSOrigin: Sendable {
         process.waitForExitStatus()
     }
 
-    /// Makes the CA and certificates once per directory.
+    /// Makes the CA and certificates once per directory. Suites keep theirs for the whole
+    /// process, so the directory goes with the process's scratch root, not with an origin.
     public static func makeCertificates() throws -> Certificates {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-tls-\(UInt32.random(in: 0...UInt32.max))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try TestScratch.folder(named: "tls")
         func openssl(_ arguments: [String]) throws {
             try TLSOrigin.openssl(arguments, in: directory)
         }
