@@ -139,7 +139,7 @@ extension WebhookService {
         }
     }
 
-    private func checkFinishedEvents() async {
+    func checkFinishedEvents() async {
         let sessionIDs = sessionsToCheckForFinishedEvents.withLock { sessions in
             defer { sessions.removeAll() }
             return sessions.sorted()

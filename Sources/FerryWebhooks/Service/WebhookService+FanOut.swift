@@ -41,7 +41,13 @@ extension WebhookService {
                     subscribed += result.eventsSubscribed
                     if result.deliveriesCreated > 0 { deliveryBell.ring() }
                     if !result.sessionIDs.isEmpty {
-                        try await ledger.finishEventsIfDone(sessionIDs: result.sessionIDs)
+                        do {
+                            try await ledger.finishEventsIfDone(sessionIDs: result.sessionIDs)
+                        } catch {
+                            // These events are fanned out already: the delivery loop checks again.
+                            sessionsToCheckForFinishedEvents.withLock { $0.formUnion(result.sessionIDs) }
+                            throw error
+                        }
                     }
                     if result.eventsRead < configuration.fanOutBatchSize { break }
                 }

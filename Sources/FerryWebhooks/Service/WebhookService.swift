@@ -70,6 +70,9 @@ public final class WebhookService: Service, Sendable {
                 await self.recorder.run { written in
                     self.sessionsToCheckForFinishedEvents.withLock { $0.formUnion(written.map(\.sessionID)) }
                 }
+                // The delivery loop has checked for the last time before the recorder wrote the
+                // attempts it was left with at shutdown: their sessions may be done now.
+                await self.checkFinishedEvents()
             }
             let listener = Task { await self.listen() }
             // Until the service group shuts down (or is cancelled).
