@@ -34,11 +34,18 @@ extension WebhookService: DecisionGateway {
                 case .taken(let deliveries):
                     // Every earlier unfinished delivery (all were committed before the decision
                     // was claimed): once they are through, nothing else comes first.
+                    // Those not sent go back at once: leased until the decision's lease ends, they
+                    // would hold up the task's later events that long.
                     var allDelivered = true
-                    for delivery in deliveries {
+                    for (index, delivery) in deliveries.enumerated() {
                         let remaining = deadline - ContinuousClock.now
-                        guard remaining > .milliseconds(10) else { allDelivered = false; break }
+                        guard remaining > .milliseconds(10) else {
+                            allDelivered = false
+                            await release(Array(deliveries[index...]))
+                            break
+                        }
                         guard await attempt(delivery, timeout: remaining, recording: .submitted).delivered else {
+                            await release(Array(deliveries[(index + 1)...]))
                             try await recordUnsent(claim.decision, startedAt: startedAt, deadline: deadline, timeout: timeout,
                                                    why: "an earlier delivery of this task failed")
                             return nil
@@ -59,7 +66,14 @@ extension WebhookService: DecisionGateway {
             }
         } catch {
             logger.error("sending a decision's earlier deliveries failed", metadata: ["event": "\(eventID)", "error": "\(error)"])
-            await recordDefaultDecision(eventID: eventID)
+            // Its delivery ends failed, as when time ran out: left pending, it would be sent as an
+            // ordinary delivery once its lease ended, long after the default applied.
+            do {
+                try await recordUnsent(claim.decision, startedAt: startedAt, deadline: deadline, timeout: timeout,
+                                       why: "sending the task's earlier deliveries failed")
+            } catch {
+                await recordDefaultDecision(eventID: eventID)
+            }
             return nil
         }
     }

@@ -131,7 +131,7 @@ extension WebhookService {
     /// runs of 16, 394 with 1).
     static let streamRun = 16
 
-    private func release(_ unused: [ClaimedDelivery]) async {
+    func release(_ unused: [ClaimedDelivery]) async {
         do {
             try await ledger.releaseLeases(of: unused)
         } catch {
