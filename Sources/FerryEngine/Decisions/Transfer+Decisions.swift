@@ -26,6 +26,7 @@ extension Transfer {
         report(.decision(DecisionRequest(event: event, asksReceiver: subscribed, proposedRequest: proposed)))
         if subscribed {
             pendingDecision = pending
+            pendingDecisionEventID = event.id
         }
         return subscribed
     }
@@ -43,6 +44,7 @@ extension Transfer {
     func resolve(_ outcome: DecisionOutcome) -> DecisionStep {
         guard let pending = pendingDecision else { return .none }
         pendingDecision = nil
+        pendingDecisionEventID = nil
         lastActivity = .now  // the wait for the receiver is not idleness of the connection
         switch (pending, outcome) {
         case (.redirect(let proposed), .redirect(let decision)):

@@ -14,7 +14,7 @@ extension TransferEngine {
         guard let outcome = DecisionOutcome(reply: reply, to: request),
               let worker = book.withLock({ $0.worker(of: taskID) })
         else { return }
-        workers.withLock { $0[worker] }.send(.decided(taskID: taskID, outcome))
+        workers.withLock { $0[worker] }.send(.decided(taskID: taskID, eventID: request.event.id, outcome))
     }
 
     /// `dataTask.willCacheResponse`, before a data task's response is stored: the receiver may

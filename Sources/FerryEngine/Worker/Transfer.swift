@@ -57,6 +57,10 @@ final class Transfer: CurlTransferDelegate {
     var proxyChallengeRounds = 0
     /// The decision this transfer waits for, if any.
     var pendingDecision: PendingDecision?
+    /// Its event's id: only the answer to that event resolves it. Answers are routed by task,
+    /// and a late one to an earlier transfer of the task (suspended and resumed meanwhile)
+    /// must not decide this one's.
+    var pendingDecisionEventID: String?
     /// A redirect's body, kept only when the delegate decides redirects (stopping at one makes
     /// the redirect response, body included, the task's response).
     var redirectBody: [UInt8] = []

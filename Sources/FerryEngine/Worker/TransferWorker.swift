@@ -225,8 +225,9 @@ private final class TransferWorkerLoop {
             renewals[renewal.sessionID, default: []].append(renewal)
             renewals[renewal.sessionID]?.sort { $0.generation < $1.generation }
             for transfer in transfers.values { transfer.apply(renewal) }
-        case .decided(let taskID, let outcome):
-            guard let transfer = transfers[taskID] else { return }  // it ended meanwhile
+        case .decided(let taskID, let eventID, let outcome):
+            // It ended meanwhile, or this is another transfer of the task, asking something else.
+            guard let transfer = transfers[taskID], transfer.pendingDecisionEventID == eventID else { return }
             switch transfer.resolve(outcome) {
             case .none:
                 break

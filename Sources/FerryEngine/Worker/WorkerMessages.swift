@@ -11,8 +11,8 @@ enum WorkerCommand: Sendable {
     case stopAll(TransferEnd)
     /// Report where every transfer stands (for the heartbeat).
     case snapshot(@Sendable ([TransferSnapshot]) -> Void)
-    /// The answer to a transfer's decision event.
-    case decided(taskID: String, DecisionOutcome)
+    /// The answer to a transfer's decision event (`eventID`).
+    case decided(taskID: String, eventID: String?, DecisionOutcome)
     /// A session's `flush` or `reset`: for its transfers here and those that start later.
     case renew(SessionRenewal)
 }
