@@ -6,7 +6,8 @@ import Postgres
 public struct WebhookEndpointRecord: Sendable, Equatable {
     public enum Status: String, Sendable, CaseIterable {
         case active
-        /// Nothing is sent; pending deliveries wait until the tenant enables it again.
+        /// Nothing is sent; pending deliveries wait until the tenant enables it again. Events
+        /// written meanwhile get no delivery (the fan-out skips it): they stay in the event log.
         case disabled
     }
 
