@@ -56,6 +56,18 @@ public struct PostgresError: Error, CustomStringConvertible, CustomDebugStringCo
         kind == .connection || Self.isConnectionLossState(sqlState)
     }
 
+    /// The server refused the statement for what it says or carries (SQLSTATE class 22 data
+    /// exception, 23 integrity constraint violation, 42 syntax error or access rule violation),
+    /// or its result could not be read: sent again, the same statement fails again. A lost
+    /// connection, a deadlock, a full disk or a shutdown may pass.
+    public var isRefusalOfTheStatement: Bool {
+        switch kind {
+        case .decoding: true
+        case .query: sqlState.map { ["22", "23", "42"].contains($0.prefix(2)) } ?? false
+        case .connection, .poolClosed: false
+        }
+    }
+
     /// SQLSTATE class 08 (connection exception) and `admin_shutdown`, `crash_shutdown`,
     /// `cannot_connect_now`: the server ended or refuses the session.
     static func isConnectionLossState(_ sqlState: String?) -> Bool {

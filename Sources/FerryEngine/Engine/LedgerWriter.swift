@@ -2,6 +2,7 @@ import FerryCore
 import FerryStore
 import Foundation
 import Logging
+import Postgres
 import Synchronization
 
 /// Everything an owner writes about its transfers goes through this one queue, in order, so a
@@ -115,8 +116,17 @@ final class LedgerWriter: Sendable {
                 return queue.writes
             }
             guard !writes.isEmpty else { return }
-            for batch in Self.coalesce(writes) {
-                await perform(batch)
+            for group in Self.coalescedGroups(writes) where !(await perform(group.merged)) {
+                // Refused, so nothing of it was written. Its writes go one by one, and only one
+                // refused by itself is set aside: a write the database will never take must not
+                // hold up every later one (events, ends, lease renewals) for good.
+                guard group.members.count > 1 else {
+                    setAside(group.merged)
+                    continue
+                }
+                for member in group.members where !(await perform(member)) {
+                    setAside(member)
+                }
             }
         }
     }
@@ -124,27 +134,42 @@ final class LedgerWriter: Sendable {
     /// Merges neighbours of the same kind, and events with transfers' ends, so that many small
     /// transfers ending together cost one commit; each task's writes keep their order.
     static func coalesce(_ writes: [Write]) -> [Write] {
-        var merged: [Write] = []
+        coalescedGroups(writes).map(\.merged)
+    }
+
+    /// `coalesce`, with the writes each merged one was made of.
+    static func coalescedGroups(_ writes: [Write]) -> [(merged: Write, members: [Write])] {
+        var groups: [(merged: Write, members: [Write])] = []
         for write in writes {
-            switch (merged.last, write) {
-            case (.events(let earlier, let earlierAsking)?, .events(let later, let laterAsking)):
-                merged[merged.count - 1] = .events(earlier + later, asking: earlierAsking + laterAsking)
-            case (.events(let events, let asking)?, .finish(let outcomes, let after, let laterAsking)):
-                merged[merged.count - 1] = .finish(outcomes, after: events + after, asking: asking + laterAsking)
-            // Later events may move before earlier ends: they cannot belong to a transfer that
-            // ends earlier (its lease is gone with its end, and it is claimed again only after
-            // that end is written), so every task's own events keep their order.
-            case (.finish(let outcomes, let earlier, let earlierAsking)?, .events(let later, let asking)):
-                merged[merged.count - 1] = .finish(outcomes, after: earlier + later, asking: earlierAsking + asking)
-            case (.finish(let earlier, let earlierEvents, let earlierAsking)?, .finish(let later, let laterEvents, let laterAsking)):
-                merged[merged.count - 1] = .finish(earlier + later, after: earlierEvents + laterEvents, asking: earlierAsking + laterAsking)
-            case (.cookies(let earlier)?, .cookies(let later)):
-                merged[merged.count - 1] = .cookies(earlier + later)
-            default:
-                merged.append(write)
+            if let last = groups.last, let merged = merge(last.merged, write) {
+                groups[groups.count - 1].merged = merged
+                groups[groups.count - 1].members.append(write)
+            } else {
+                groups.append((write, [write]))
             }
         }
-        return merged
+        return groups
+    }
+
+    /// `later` in the transaction of `earlier`, or nil when they do not share one.
+    private static func merge(_ earlier: Write, _ later: Write) -> Write? {
+        switch (earlier, later) {
+        case (.events(let earlier, let earlierAsking), .events(let later, let laterAsking)):
+            .events(earlier + later, asking: earlierAsking + laterAsking)
+        case (.events(let events, let asking), .finish(let outcomes, let after, let laterAsking)):
+            .finish(outcomes, after: events + after, asking: asking + laterAsking)
+        // Later events may move before earlier ends: they cannot belong to a transfer that
+        // ends earlier (its lease is gone with its end, and it is claimed again only after
+        // that end is written), so every task's own events keep their order.
+        case (.finish(let outcomes, let earlier, let earlierAsking), .events(let later, let asking)):
+            .finish(outcomes, after: earlier + later, asking: earlierAsking + asking)
+        case (.finish(let earlier, let earlierEvents, let earlierAsking), .finish(let later, let laterEvents, let laterAsking)):
+            .finish(earlier + later, after: earlierEvents + laterEvents, asking: earlierAsking + laterAsking)
+        case (.cookies(let earlier), .cookies(let later)):
+            .cookies(earlier + later)
+        default:
+            nil
+        }
     }
 
     /// Hands each waiting decision its claim.
@@ -152,14 +177,16 @@ final class LedgerWriter: Sendable {
         for waiting in asking { waiting.claimed(claims[waiting.decision.eventID]) }
     }
 
-    /// Performs one write, retrying while the database is unreachable: dropping it would lose
-    /// an event, and skipping ahead would reorder them. Heartbeats are not retried (the next
-    /// one supersedes them). A write that fails while claiming decisions is tried again
-    /// without the claims: those decisions take the default (the queue sends their events
-    /// after the grace period), and the write is not held up by them.
-    private func perform(_ write: Write) async {
+    /// Performs one write, retrying while the database is unreachable, busy or full: dropping it
+    /// would lose an event, and skipping ahead would reorder them. Heartbeats are not retried
+    /// (the next one supersedes them). A write that fails while claiming decisions is tried again
+    /// without the claims: those decisions take the default (the queue sends their events after
+    /// the grace period), and the write is not held up by them. Returns false when the database
+    /// refuses the write for what it carries (`isRefusal`), `triesOfARefusedWrite` times.
+    private func perform(_ write: Write) async -> Bool {
         var delay = Duration.milliseconds(100)
         var claiming = true
+        var refusals = 0
         while true {
             // Taken for each try: the recorder's answered deliveries change meanwhile.
             let terms = claiming && write.asksForDecisions ? claimTerms?() : nil
@@ -183,12 +210,16 @@ final class LedgerWriter: Sendable {
                         reply(nil)
                     }
                 }
-                return
+                return true
             } catch {
                 if claiming, write.asksForDecisions {
                     logger.error("writing decision events with their claims failed; writing them without", metadata: ["error": "\(error)"])
                     claiming = false
                     continue
+                }
+                if Self.isRefusal(error) {
+                    refusals += 1
+                    if refusals >= Self.triesOfARefusedWrite { return false }
                 }
                 logger.warning("writing transfer state failed; retrying", metadata: ["error": "\(error)"])
                 try? await Task.sleep(for: delay)
@@ -198,7 +229,51 @@ final class LedgerWriter: Sendable {
     }
 }
 
+extension LedgerWriter {
+    /// How often a write the database refuses for what it carries is tried.
+    static let triesOfARefusedWrite = 3
+
+    /// Whether the error would come again for the same write: the database refused what it
+    /// says or carries, or it could not be encoded. A lost connection, a deadlock or a full
+    /// disk pass, and the write waits for them.
+    static func isRefusal(_ error: any Error) -> Bool {
+        if let error = error as? PostgresError { return error.isRefusalOfTheStatement }
+        return !(error is CancellationError)
+    }
+
+    /// Gives up a write the database refuses, loudly: its events and its ends are lost (the
+    /// transfers' leases lapse, and the reaper ends or releases their tasks), but everything
+    /// after it is written.
+    fileprivate func setAside(_ write: Write) {
+        logger.error("the database refuses a write of transfer state; it is set aside", metadata: [
+            "tasks": "\(write.taskIDs.sorted().joined(separator: ","))", "events": "\(write.eventCount)",
+        ])
+        switch write {
+        case .events(_, let asking), .finish(_, _, let asking): asking.forEach { $0.claimed(nil) }
+        case .heartbeat(_, let reply): reply(nil)
+        case .cookies: break
+        }
+    }
+}
+
 extension LedgerWriter.Write {
+    /// The tasks the write is about (for the log).
+    var taskIDs: Set<String> {
+        switch self {
+        case .events(let events, _): Set(events.map(\.lease.taskID))
+        case .finish(let outcomes, let events, _): Set(outcomes.map(\.lease.taskID) + events.map(\.lease.taskID))
+        case .heartbeat(let progress, _): Set(progress.map(\.lease.taskID))
+        case .cookies: []
+        }
+    }
+
+    var eventCount: Int {
+        switch self {
+        case .events(let events, _), .finish(_, let events, _): events.count
+        case .heartbeat, .cookies: 0
+        }
+    }
+
     /// Whether the write claims decision deliveries.
     var asksForDecisions: Bool {
         switch self {
