@@ -9,13 +9,8 @@ import Testing
 struct InFlightLimitTests {
     @Test("two instances never have more requests open to an endpoint than its delegate allows")
     func limitHoldsAcrossInstances() async throws {
-        let open = Mutex((now: 0, most: 0))
-        let receiver = try Receiver { _ in
-            open.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
-            Thread.sleep(forTimeInterval: 0.2)
-            open.withLock { $0.now -= 1 }
-            return .ok
-        }
+        let open = OpenRequests()
+        let receiver = try open.receiver(holdingEachFor: 0.2)
         try await WebhookHarness.run { ferry in
             _ = try await ferry.startAnother(instanceID: "hooks-test-b")
             let secret = WebhookHarness.newSecret()
@@ -31,7 +26,7 @@ struct InFlightLimitTests {
             #expect(try await receiver.wait(timeout: .seconds(20)) { receiver in
                 tasks.allSatisfy { receiver.sequences(ofTask: $0.id) == [1] }
             })
-            let most = open.withLock { $0.most }
+            let most = open.most
             #expect(most <= 3, "\(most) requests were open at once")
             #expect(most == 3, "the endpoint never had its share: \(most)")
         }
@@ -39,13 +34,8 @@ struct InFlightLimitTests {
 
     @Test("a run of a task's events that outlasts its lease is given back, not sent twice or two at once")
     func runOutlastingItsLease() async throws {
-        let open = Mutex((now: 0, most: 0))
-        let receiver = try Receiver { _ in
-            open.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
-            Thread.sleep(forTimeInterval: 0.3)
-            open.withLock { $0.now -= 1 }
-            return .ok
-        }
+        let open = OpenRequests()
+        let receiver = try open.receiver(holdingEachFor: 0.3)
         // Leases of 3 s and a slow receiver: a run of twelve takes 3.6 s to send. A slot that
         // kept sending once its leases ended shared the stream with the claim that took it up.
         try await WebhookHarness.run(configure: { $0.leaseDuration = .seconds(3); $0.requestTimeout = .seconds(1) }) { ferry in
@@ -56,7 +46,24 @@ struct InFlightLimitTests {
             try await Task.sleep(for: .seconds(1))
             #expect(receiver.sequences(ofTask: task.id) == Array(1...13), "in order")
             #expect(receiver.accepted.count == 13, "each event sent once")
-            #expect(open.withLock { $0.most } == 1, "requests of one task open at once")
+            #expect(open.most == 1, "requests of one task open at once")
+        }
+    }
+}
+
+/// How many requests a receiver has open at once, and the most it had.
+private final class OpenRequests: Sendable {
+    private let counts = Mutex((now: 0, most: 0))
+
+    var most: Int { counts.withLock { $0.most } }
+
+    /// A receiver that holds each request `seconds` before it answers 200.
+    func receiver(holdingEachFor seconds: TimeInterval) throws -> Receiver {
+        try Receiver { [self] _ in
+            counts.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            Thread.sleep(forTimeInterval: seconds)
+            counts.withLock { $0.now -= 1 }
+            return .ok
         }
     }
 }
