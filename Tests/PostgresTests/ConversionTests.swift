@@ -48,6 +48,16 @@ import Testing
         #expect(lost.isConnectionLoss)
         #expect(PostgresError(kind: .query, message: "x", sqlState: "08006").isConnectionLoss)
         #expect(!PostgresError(kind: .query, message: "x", sqlState: "40001").isConnectionLoss)
+        // Refused for what the statement carries: it would be again. The rest may pass.
+        #expect(unique.isRefusalOfTheStatement)
+        for refused in ["22P05", "22001", "42703"] {
+            #expect(PostgresError(kind: .query, message: "x", sqlState: refused).isRefusalOfTheStatement, "\(refused)")
+        }
+        for passing in ["40001", "40P01", "53100", "57P01", "08006", "XX000"] {
+            #expect(!PostgresError(kind: .query, message: "x", sqlState: passing).isRefusalOfTheStatement, "\(passing)")
+        }
+        #expect(!lost.isRefusalOfTheStatement)
+        #expect(!PostgresError(kind: .connection, message: "x").isRefusalOfTheStatement)
     }
 
     @Test func socketDirectoryFallsBackToAShortPath() {
