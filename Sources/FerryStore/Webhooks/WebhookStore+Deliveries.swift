@@ -54,9 +54,10 @@ extension WebhookStore {
 
     /// Makes the delivery due now: a pending one is attempted at once, a dead, failed or even
     /// delivered one is sent again (same `webhook-id`). One more attempt; if it fails, the
-    /// schedule continues from the attempts already made.
+    /// schedule continues from the attempts already made. Run again if PostgreSQL breaks a
+    /// deadlock with it (it locks a delivery that attempts and claims lock too).
     public func retry(tenantID: String, id: String) async throws -> WebhookDeliveryRecord {
-        try await pool.withTransaction { connection in
+        try await pool.withRetriedTransaction { connection in
             guard let row = try connection.query(
                 """
                 SELECT coalesce(d.lease_expires_at > now(), false) AS in_flight, w.status AS endpoint_status, w.id AS endpoint_id

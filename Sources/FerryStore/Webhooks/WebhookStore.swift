@@ -66,9 +66,11 @@ public struct WebhookStore: Sendable {
         }
     }
 
-    /// Re-enables a disabled endpoint: its pending deliveries become due at once.
+    /// Re-enables a disabled endpoint: its pending deliveries become due at once. Run again if
+    /// PostgreSQL breaks a deadlock with it: it locks the endpoint, then its deliveries, and an
+    /// attempt being recorded may lock a delivery, then its endpoint.
     public func enable(tenantID: String, id: String) async throws -> WebhookEndpointRecord {
-        try await pool.withTransaction { connection in
+        try await pool.withRetriedTransaction { connection in
             let updated = try connection.execute(
                 """
                 UPDATE webhook_endpoints SET status = 'active', disabled_reason = NULL, disabled_at = NULL,
