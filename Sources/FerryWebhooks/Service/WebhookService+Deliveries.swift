@@ -195,9 +195,11 @@ extension WebhookService {
         let outcome = AttemptOutcome(
             statusCode: result.statusCode, retryAfter: result.retryAfter.flatMap { RetryAfter.parse($0, now: now) }
         )
+        // A decision's reply may carry credentials or a private key: it is never recorded, also
+        // when the decision goes out here (taken over from a lost instance, or retried by the tenant).
         let report = AttemptReport(
             startedAt: startedAt, duration: result.duration, statusCode: result.statusCode,
-            error: Self.errorText(result), responseExcerpt: excerpt(of: result.body)
+            error: Self.errorText(result), responseExcerpt: claim.isDecision ? nil : excerpt(of: result.body)
         )
         if outcome.isSuccess, let statusCode = result.statusCode {
             let delivered = DeliveredAttempt(

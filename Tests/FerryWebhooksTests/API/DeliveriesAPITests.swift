@@ -55,4 +55,27 @@ struct DeliveriesAPITests {
             }
         }
     }
+
+    @Test("a decision's reply is never recorded, also when the queue sends it (here, retried by the tenant)")
+    func decisionRepliesStayUnrecorded() async throws {
+        let receiver = try Receiver { _ in
+            .json(#"{"disposition": "useCredential", "credential": {"user": "u", "password": "hunter2"}}"#)
+        }
+        try await WebhookHarness.run { ferry in
+            let (session, _) = try await ferry.makeSession(delegateURL: receiver.url)
+            let task = try await ferry.makeTask(in: session)
+            // Nobody waits for this decision: its delivery goes to the queue after the grace period.
+            let eventID = try await ferry.emit(.taskDidReceiveChallenge, task: task)
+            try await ferry.withAPI { api in
+                let decision = { try await api.get("/v1/webhooks/deliveries?taskId=\(task.id)").json["data"]?.arrayValue.first { $0["eventId"]?.stringValue == eventID } }
+                #expect(try await ferry.eventually { try await decision() != nil })
+                let id = try #require(try await decision()?["id"]?.stringValue)
+                #expect(try await api.post("/v1/webhooks/deliveries/\(id)/retry").status == 200)
+                #expect(try await ferry.eventually { try await api.get("/v1/webhooks/deliveries/\(id)").json["status"] == "delivered" })
+                let attempts = try await api.get("/v1/webhooks/deliveries/\(id)").json["attempts"]?.arrayValue ?? []
+                #expect(attempts.count == 1)
+                #expect(attempts.allSatisfy { $0["responseExcerpt"] == nil || $0["responseExcerpt"] == .null }, "\(attempts)")
+            }
+        }
+    }
 }
