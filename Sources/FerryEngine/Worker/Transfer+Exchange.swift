@@ -73,7 +73,18 @@ extension Transfer {
             try easy.set(.proxyUsername, proxyChallengeResponse.user)
             try easy.set(.proxyPassword, proxyChallengeResponse.password)
             try easy.set(.proxyAuth, proxyChallengeResponse.scheme.curlMethods.rawValue)
+            try keepConnectionPrivate()
         }
+    }
+
+    /// A connection authenticated with something curl does not compare when it picks a cached
+    /// connection for the next transfer (a client certificate's private key; an HTTP proxy's
+    /// credentials, against the tunnel it opened) is never shared: a worker's connection cache
+    /// serves every tenant, and one that sent the same certificate with any key, or the same
+    /// proxy with none, would have been handed this one. It is opened fresh and closed after.
+    private func keepConnectionPrivate() throws {
+        try easy.set(.freshConnect, true)
+        try easy.set(.forbidReuse, true)
     }
 
     private func configureTLS(_ configuration: SessionConfiguration) throws {
@@ -83,12 +94,14 @@ extension Transfer {
             try easy.set(.sslKeyType, "PEM")
             try easy.set(.sslKey, Array(certificate.privateKeyPEM.utf8))
             if let passphrase = certificate.passphrase { try easy.set(.keyPassword, passphrase) }
+            try keepConnectionPrivate()
         } else if let certificate = configuration.tlsClientCertificatePEM, let key = configuration.tlsClientPrivateKeyPEM {
             try easy.set(.sslCertType, "PEM")
             try easy.set(.sslCertificate, Array(certificate.utf8))
             try easy.set(.sslKeyType, "PEM")
             try easy.set(.sslKey, Array(key.utf8))
             if let passphrase = configuration.tlsClientPrivateKeyPassphrase { try easy.set(.keyPassword, passphrase) }
+            try keepConnectionPrivate()
         }
         if let roots = configuration.tlsTrustedRootCertificatesPEM {
             try easy.set(.caInfo, Array(roots.utf8))
