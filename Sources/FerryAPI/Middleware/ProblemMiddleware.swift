@@ -19,7 +19,9 @@ public struct ProblemMiddleware: RouterMiddleware {
             if let translated = APIError.translating(error) {
                 problem = translated
             } else {
-                context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+                // The description, not the debug one: a PostgreSQL error's debug description has
+                // the server's message and detail, which may quote a bound value (a secret).
+                context.logger.error("unhandled error", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
                 problem = .internal()
             }
             response = try problem.response(from: request, context: context)
