@@ -71,9 +71,11 @@ extension WebhookService {
             // A run's leases end together and nothing renews them: a delivery sent after its
             // lease ended could be sent again by another slot meanwhile, out of order and beyond
             // the endpoint's limit. With a slow receiver the rest goes back, and a claim takes
-            // the stream up again where this slot stopped. The first of a lease is always sent
-            // (a request's timeout is at most a third of the lease).
-            guard isFreshLease || leasedAt + configuration.leaseDuration - ContinuousClock.now > configuration.requestTimeout * 2 else {
+            // the stream up again where this slot stopped. A request ends within its timeout, and
+            // a tenth of the lease is the margin. The first of a lease is always sent (a request's
+            // timeout is at most a third of the lease).
+            let leaseLeft = leasedAt + configuration.leaseDuration - ContinuousClock.now
+            guard isFreshLease || leaseLeft > configuration.requestTimeout + configuration.leaseDuration / 10 else {
                 await release(run)
                 return
             }
