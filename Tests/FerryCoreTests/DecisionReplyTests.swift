@@ -1,4 +1,5 @@
 import FerryCore
+import FerryTestSupport
 import Testing
 
 @Suite("Receivers' decisions, read defensively")
@@ -48,6 +49,20 @@ struct DecisionReplyTests {
         #expect(DecisionReplies.challenge(try json(#"{"disposition": "useCredential", "credential": {"certificate": "\#(pem)", "privateKey": "\#(key)", "passphrase": "s"}}"#))
             == .useClientCertificate(certificate: pem.replacingOccurrences(of: "\\n", with: "\n"), privateKey: key.replacingOccurrences(of: "\\n", with: "\n"), passphrase: "s"))
         #expect(DecisionReplies.challenge(try json(#"{"disposition": "useCredential", "credential": {"certificate": "not pem", "privateKey": "\#(key)"}}"#)) == nil)
+        // An encrypted key needs its passphrase (without one, libcurl 7.88 crashed the process),
+        // and a costly one is refused: the default applies, and the attempt says why.
+        let encrypted = PrivateKeyFixtures.pbkdf2Default.replacingOccurrences(of: "\n", with: "\\n")
+        let withoutPassphrase = try json(#"{"disposition": "useCredential", "credential": {"certificate": "\#(pem)", "privateKey": "\#(encrypted)"}}"#)
+        #expect(DecisionReplies.challenge(withoutPassphrase) == nil)
+        #expect(DecisionReplies.refusal(of: withoutPassphrase, toEventOfType: "task.didReceiveChallenge")
+            == "the reply's credential.privateKey is encrypted: credential.passphrase is required with it.")
+        let withPassphrase = try json(#"{"disposition": "useCredential", "credential": {"certificate": "\#(pem)", "privateKey": "\#(encrypted)", "passphrase": "s"}}"#)
+        #expect(DecisionReplies.challenge(withPassphrase) != nil)
+        #expect(DecisionReplies.refusal(of: withPassphrase, toEventOfType: "session.didReceiveChallenge") == nil)
+        let costly = PrivateKeyFixtures.pbkdf2Huge.replacingOccurrences(of: "\n", with: "\\n")
+        let costlyReply = try json(#"{"disposition": "useCredential", "credential": {"certificate": "\#(pem)", "privateKey": "\#(costly)", "passphrase": "s"}}"#)
+        #expect(DecisionReplies.challenge(costlyReply) == nil)
+        #expect(DecisionReplies.refusal(of: costlyReply, toEventOfType: "task.didReceiveChallenge") != nil)
         #expect(DecisionReplies.response(try json(#"{"disposition": "becomeDownload"}"#)) == .becomeDownload)
         #expect(DecisionReplies.response(try json(#"{"disposition": "becomeStream"}"#)) == nil)
         #expect(DecisionReplies.allowsCaching(try json(#"{"cachedResponse": null}"#)) == false)

@@ -40,10 +40,22 @@ public enum DecisionReplies {
     /// Why a well-formed reply to an event of `type` is still refused (then the default
     /// applies), for the delivery's record; nil when nothing in it is refused.
     public static func refusal(of reply: JSONValue, toEventOfType type: String) -> String? {
-        guard type == EventType.taskWillPerformHTTPRedirection.rawValue || type == EventType.taskWillBeginDelayedRequest.rawValue,
-              let method = reply["request"]?["httpMethod"]?.stringValue, isForbiddenMethod(method)
-        else { return nil }
-        return "the reply's request.httpMethod \(method.prefix(32)) is never sent (\(HTTPHeaderRules.forbiddenMethods.sorted().joined(separator: ", ")) are refused)"
+        switch EventType(rawValue: type) {
+        case .taskWillPerformHTTPRedirection?, .taskWillBeginDelayedRequest?:
+            guard let method = reply["request"]?["httpMethod"]?.stringValue, isForbiddenMethod(method) else { return nil }
+            return "the reply's request.httpMethod \(method.prefix(32)) is never sent (\(HTTPHeaderRules.forbiddenMethods.sorted().joined(separator: ", ")) are refused)"
+        case .taskDidReceiveChallenge?, .sessionDidReceiveChallenge?:
+            guard let credential = reply["credential"], let key = credential["privateKey"]?.stringValue,
+                  let problem = keyProblem(key, passphrase: credential["passphrase"]?.stringValue)
+            else { return nil }
+            return "the reply's credential.privateKey \(problem)"
+        default:
+            return nil
+        }
+    }
+
+    private static func keyProblem(_ privateKey: String, passphrase: String?) -> String? {
+        PrivateKeyProtection.problem(ofKey: privateKey, passphrase: passphrase, passphraseField: "credential.passphrase")
     }
 
     /// `URLSession.AuthChallengeDisposition`.
@@ -67,6 +79,9 @@ public enum DecisionReplies {
                       certificate.utf8.count <= 65536, privateKey.utf8.count <= 65536 else { return nil }
                 let passphrase = credential["passphrase"]?.stringValue
                 if let passphrase, passphrase.utf8.contains(0) { return nil }
+                // As for a session's key: an encrypted key without its passphrase crashed libcurl
+                // (the whole process), and a costly one stalls the worker (see `refusal`).
+                guard Self.keyProblem(privateKey, passphrase: passphrase) == nil else { return nil }
                 return .useClientCertificate(certificate: certificate, privateKey: privateKey, passphrase: passphrase)
             }
             guard let credential = reply?["credential"], let user = credential["user"]?.stringValue,
