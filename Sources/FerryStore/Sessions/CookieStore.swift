@@ -17,12 +17,18 @@ public struct CookieStore: Sendable {
             for (sessionID, sessionUpdates) in Dictionary(grouping: updates, by: \.sessionID).sorted(by: { $0.key < $1.key }) {
                 guard let row = try connection.query("SELECT configuration FROM sessions WHERE id = $1", [sessionID]).first else { continue }
                 let handling = CookieHandling(configuration: try row.decodeJSON("configuration", as: SessionConfiguration.self))
-                try connection.execute(
-                    "INSERT INTO session_cookies (session_id, jar) VALUES ($1, $2) ON CONFLICT (session_id) DO NOTHING",
+                // One statement makes the row if needed, locks it and reads it. An insert that did
+                // nothing, then a SELECT … FOR UPDATE, found no row when the session's `reset`
+                // deleted it in between, and reading row 0 of none crashed the process.
+                guard let stored = try connection.query(
+                    """
+                    INSERT INTO session_cookies AS c (session_id, jar) VALUES ($1, $2)
+                    ON CONFLICT (session_id) DO UPDATE SET jar = c.jar
+                    RETURNING c.jar
+                    """,
                     [sessionID, try JSONColumn.encode(CookieJar())]
-                )
-                var jar = try connection.query("SELECT jar FROM session_cookies WHERE session_id = $1 FOR UPDATE", [sessionID])[0]
-                    .decodeJSON("jar", as: CookieJar.self)
+                ).first else { continue }
+                var jar = try stored.decodeJSON("jar", as: CookieJar.self)
                 for update in sessionUpdates { jar.apply(update, handling: handling) }
                 try connection.execute(
                     "UPDATE session_cookies SET jar = $2, updated_at = now() WHERE session_id = $1", [sessionID, try JSONColumn.encode(jar)]
