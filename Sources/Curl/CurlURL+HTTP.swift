@@ -5,6 +5,8 @@ public enum HTTPURLProblem: Error, Sendable, Equatable {
     case notAURL
     case scheme(String)
     case noHost
+    /// A host name DNS cannot carry (over 253 bytes, or a label over 63), or not in ASCII.
+    case host
     case port
 }
 
@@ -26,6 +28,13 @@ extension CurlURL {
         }
         guard parsed.scheme == "http" || parsed.scheme == "https" else { throw .scheme(parsed.scheme) }
         guard !parsed.host.isEmpty else { throw .noHost }
+        // curl takes longer names, but no resolver does; and the name is part of indexes that
+        // refuse entries over about 2.7 KB (a 500, and a task that could never be claimed).
+        // This libcurl has no IDN support: a name outside ASCII never resolves.
+        let host = parsed.host.utf8
+        guard host.count <= 253, host.allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
+              parsed.host.hasPrefix("[") || host.split(separator: UInt8(ascii: ".")).allSatisfy({ $0.count <= 63 })
+        else { throw .host }
         if let port = parsed.port, !(1...65535).contains(port) { throw .port }
         self = parsed
     }

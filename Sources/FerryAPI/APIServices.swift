@@ -92,6 +92,7 @@ extension HTTPURLProblem {
         case .notAURL: "is not a valid absolute URL."
         case .scheme(let scheme): "must be an http or https URL, not \(scheme.isEmpty ? "a relative URL" : "\"\(scheme)\"")."
         case .noHost: "must name a host."
+        case .host: "must name a host of at most 253 bytes, labels of at most 63, in ASCII (an international name in its xn-- form)."
         case .port: "must have a port from 1 to 65535."
         }
     }

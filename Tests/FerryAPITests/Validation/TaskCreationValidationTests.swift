@@ -77,6 +77,11 @@ struct TaskCreationValidationTests {
         data("request.url", "http://example.com/\u{0}"),
         data("request.url", "http://[::1"),
         data("request.url", "http://example.com:99999/"),
+        // Names no resolver takes: they made a 500 (an index entry over PostgreSQL's limit) or a
+        // task that failed at once.
+        data("request.url", .string("http://" + Array(repeating: String(repeating: "a", count: 60), count: 50).joined(separator: ".") + "/")),
+        data("request.url", .string("http://" + String(repeating: "a", count: 64) + ".example/")),
+        data("request.url", "http://bücher.example/"),
         data("request.url", .string("http://example.com/" + String(repeating: "a", count: 8200))),
         data("request.httpMethod", ""),
         data("request.httpMethod", 5),
