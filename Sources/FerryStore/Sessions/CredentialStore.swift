@@ -23,19 +23,16 @@ public struct CredentialStore: Sendable {
             return credential
         }
         // `kind` found the session under this tenant; sessions are never deleted.
-        return try await pool.withTransaction { connection in
-            try connection.execute(
-                """
-                DELETE FROM session_credentials WHERE session_id = $1 AND host = $2 AND port = $3 AND protocol = $4
-                  AND coalesce(realm, '') = coalesce($5::text, '') AND authentication_method = $6
-                """,
-                [sessionID, space.host, space.port, space.protocol, space.realm, space.authenticationMethod.rawValue]
-            )
+        // One statement: a DELETE then an INSERT let two requests for the same space both find
+        // nothing to delete, and the second insert hit the unique index (a 500).
+        return try await pool.withConnection { connection in
             let id = IDs.make("crd")
             try connection.execute(
                 """
                 INSERT INTO session_credentials (id, tenant_id, session_id, host, port, protocol, realm, authentication_method, user_name, password)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                ON CONFLICT (session_id, host, port, protocol, coalesce(realm, ''), authentication_method)
+                DO UPDATE SET id = EXCLUDED.id, user_name = EXCLUDED.user_name, password = EXCLUDED.password, created_at = now()
                 """,
                 [id, tenantID, sessionID, space.host, space.port, space.protocol, space.realm, space.authenticationMethod.rawValue, user, password]
             )
