@@ -56,10 +56,14 @@ extension SessionStore {
     /// (410). Transfers under way keep running, as in URLSession, but the instances running them
     /// hear it (`sessionReset`) and their next exchanges go without the emptied cookies and
     /// credentials, on new connections (see `renewConnections`).
+    ///
+    /// The session's row is locked FOR NO KEY UPDATE, which the key-share locks of rows that
+    /// refer to it (a cache entry being stored) do not wait for, and the whole is run again if
+    /// PostgreSQL breaks a deadlock with it: a reset answered 500 when a cache put met it.
     public func reset(tenantID: String, sessionID: String) async throws -> (downloads: [String], partials: [String], cacheBodies: [String]) {
-        try await pool.withTransaction { connection in
+        try await pool.withRetriedTransaction { connection in
             guard try !connection.query(
-                "SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2 FOR UPDATE", [tenantID, sessionID]
+                "SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2 FOR NO KEY UPDATE", [tenantID, sessionID]
             ).isEmpty else { throw StoreError.notFound(resource: "session") }
             let downloads = try connection.query(
                 """
@@ -97,10 +101,11 @@ extension SessionStore {
     /// are written through as they change; what is left is in the instances running its
     /// transfers, which hear it (`sessionFlush`): they checkpoint the session's downloads at
     /// their next heartbeat and renew its connections.
+    /// Locked and run again as `reset` is.
     public func flush(tenantID: String, sessionID: String) async throws -> SessionRecord {
-        try await pool.withTransaction { connection in
+        try await pool.withRetriedTransaction { connection in
             guard try !connection.query(
-                "SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2 FOR UPDATE", [tenantID, sessionID]
+                "SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2 FOR NO KEY UPDATE", [tenantID, sessionID]
             ).isEmpty else { throw StoreError.notFound(resource: "session") }
             try Self.renewConnections(ofSession: sessionID, notifying: NotificationChannel.sessionFlush, on: connection)
             return try Self.decode(try connection.query("SELECT \(Self.columns) FROM sessions WHERE id = $1", [sessionID])[0])
