@@ -31,10 +31,11 @@ struct EventRoutes {
                 // Another tenant's session is simply not found.
                 _ = try await services.database.sessions.find(tenantID: context.tenantID, id: sessionID)
             }
-            // Resume after the last event seen (what EventSource sends when it reconnects), or
-            // after `?after=`; otherwise start at the end of the log.
-            var start = try Self.position(request.headers[Self.lastEventID], field: "Last-Event-ID")
-            if start == nil { start = try Self.position(try query.string("after", maxLength: 20), field: "query.after") }
+            // Resume after the last event seen (what EventSource sends when it reconnects, to the
+            // same URL: `?after=` is read, and checked, either way), or after `?after=`;
+            // otherwise start at the end of the log.
+            let after = try Self.position(try query.string("after", maxLength: 20), field: "query.after")
+            var start = try Self.position(request.headers[Self.lastEventID], field: "Last-Event-ID") ?? after
             try query.finish()
             let slot = try services.eventStreams.admit(tenantID: context.tenantID)
             if start == nil { start = try await services.database.events.safePosition() }
