@@ -115,7 +115,9 @@ extension TenantStore.Update {
         name = try reader.string("name", maxLength: 200, allowEmpty: false)
         status = try reader.choice("status", as: TenantStatus.self)
         if let quotas = try reader.object("quotas") {
+            // Absent: unchanged; null: lifted (`.some(nil)`); a value: set.
             func lifted<T>(_ key: String, _ read: () throws -> T?) rethrows -> T?? {
+                if quotas.isExplicitNull(key) { return .some(nil) }
                 guard quotas.contains(key) else { return nil }
                 return .some(try read())
             }

@@ -60,4 +60,16 @@ struct TenantCreationValidationTests {
             #expect(try await api.rowCounts().tenants == before.tenants + 1)
         }
     }
+
+    @Test("PATCH: a quota given as null is lifted, an absent one kept")
+    func quotaLifted() async throws {
+        try await APIHarness.run { api in
+            let tenant = try await api.operatorClient.createTenant(["name": "acme", "quotas": ["maxStoredBytes": 1_000_000, "maxTaskBytes": 4096]])
+            let patched = try await api.operatorClient.call(
+                .patch, "/admin/v1/tenants/\(tenant.id)", json: ["quotas": ["maxStoredBytes": nil]], expecting: .ok, as: JSONValue.self
+            )
+            #expect(patched["quotas"]?["maxStoredBytes"] == nil || patched["quotas"]?["maxStoredBytes"] == .null)
+            #expect(patched["quotas"]?["maxTaskBytes"] == 4096)
+        }
+    }
 }
