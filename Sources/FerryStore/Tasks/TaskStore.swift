@@ -76,8 +76,10 @@ public struct TaskStore: Sendable {
             }
             var task = newTask
             if let blobID {
+                // Locked until the task is written: a delete of the blob meanwhile waits for it,
+                // then sees the task and refuses (409), instead of leaving it without its body.
                 guard let blob = try connection.query(
-                    "SELECT size FROM blobs WHERE tenant_id = $1 AND id = $2", [tenantID, blobID]
+                    "SELECT size FROM blobs WHERE tenant_id = $1 AND id = $2 FOR KEY SHARE", [tenantID, blobID]
                 ).first else {
                     throw StoreError.invalidReference(field: "body.blob", message: "there is no blob \(blobID); upload it with PUT /v1/blobs first.")
                 }
