@@ -58,6 +58,8 @@ final class URLCacheCoordinator: Sendable {
         let entry: CachedResponse?
         if claim.configuration.kind == .ephemeral {
             entry = memory.withLock { $0.sessions[claim.sessionID]?[key]?.entry }
+        } else if key.utf8.count > Self.maximumStoredKeyBytes {
+            entry = nil  // never stored
         } else {
             do {
                 entry = try await lookups(CacheStore.Lookup(sessionID: claim.sessionID, key: key))
@@ -171,7 +173,13 @@ final class URLCacheCoordinator: Sendable {
     /// Ephemeral sessions with a cache in memory here.
     var ephemeralSessionCount: Int { memory.withLock { $0.sessions.count } }
 
+    /// The longest key (the request's URL) a session's cache in PostgreSQL stores: the key is
+    /// part of its primary key, whose entries may not exceed about 2.7 KB. A longer one failed
+    /// its put, and every other put (of any tenant) coalesced into the same statement.
+    static let maximumStoredKeyBytes = 2048
+
     private func put(_ entry: CachedResponse, body: Body, key: String, claim: ClaimedTask, deferred: Bool) async {
+        guard claim.configuration.kind == .ephemeral || key.utf8.count <= Self.maximumStoredKeyBytes else { return }
         if claim.configuration.kind == .ephemeral {
             let bytes: [UInt8]
             switch body {
