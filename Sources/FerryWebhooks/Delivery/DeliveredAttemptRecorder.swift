@@ -1,6 +1,7 @@
 import FerryStore
 import Foundation
 import Logging
+import Postgres
 import Synchronization
 
 /// Records attempts answered 2xx together: while one statement is being written, the attempts
@@ -34,11 +35,16 @@ final class DeliveredAttemptRecorder: Sendable {
     private let ledger: WebhookLedger
     private let state = Mutex(State())
     private let bell = WakeSignal()
+    /// How long a batch is tried: as long as the deliveries' leases stand, a late record keeps
+    /// their order (this instance has sent their tasks' next events already); once they end,
+    /// the deliveries are sent again anyway.
+    private let tryingFor: Duration
 
     private let logger: Logger
 
-    init(ledger: WebhookLedger, logger: Logger) {
+    init(ledger: WebhookLedger, tryingFor: Duration, logger: Logger) {
         self.ledger = ledger
+        self.tryingFor = tryingFor
         self.logger = logger
     }
 
@@ -108,16 +114,7 @@ final class DeliveredAttemptRecorder: Sendable {
             defer { state.withLock { $0.writing = [] } }
             do {
                 let attempts = batch.map(\.attempt)
-                let held: Set<String>
-                do {
-                    held = try await ledger.recordDelivered(attempts)
-                } catch {
-                    // Once more (a deadlock, a dropped connection): this instance has moved on to
-                    // these deliveries' next events already, and unwritten they would be sent
-                    // again when their leases end, after those.
-                    logger.warning("recording delivered attempts failed; trying again", metadata: ["error": "\(error)"])
-                    held = try await ledger.recordDelivered(attempts)
-                }
+                let held = try await recordTrying(attempts)
                 recorded(attempts)
                 for entry in batch { entry.continuation?.resume(returning: .recorded(leaseHeld: held.contains(entry.attempt.deliveryID))) }
             } catch {
@@ -126,6 +123,26 @@ final class DeliveredAttemptRecorder: Sendable {
                     // Nobody waits for these: their leases end and they are sent again.
                     logger.error("recording delivered attempts failed; they will be sent again", metadata: ["error": "\(error)"])
                 }
+            }
+        }
+    }
+
+    /// Writes the batch, trying again while the database is briefly away (a deadlock, a dropped
+    /// connection, a failover) for as long as the leases stand, and not after a refusal of what
+    /// the statement carries: this instance has moved on to these deliveries' next events
+    /// already, and unwritten they would be sent again when their leases end, after those.
+    private func recordTrying(_ attempts: [DeliveredAttempt]) async throws -> Set<String> {
+        let deadline = ContinuousClock.now + tryingFor
+        var pause = Duration.milliseconds(50)
+        while true {
+            do {
+                return try await ledger.recordDelivered(attempts)
+            } catch {
+                let refused = (error as? PostgresError)?.isRefusalOfTheStatement ?? true
+                guard !refused, ContinuousClock.now + pause < deadline else { throw error }
+                logger.warning("recording delivered attempts failed; trying again", metadata: ["error": "\(error)"])
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(2))
             }
         }
     }

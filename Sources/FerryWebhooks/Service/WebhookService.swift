@@ -42,7 +42,7 @@ public final class WebhookService: Service, Sendable {
         self.ledger = database.webhookLedger(instanceID: configuration.instanceID)
         self.hub = hub
         self.logger = logger
-        self.recorder = DeliveredAttemptRecorder(ledger: ledger, logger: logger)
+        self.recorder = DeliveredAttemptRecorder(ledger: ledger, tryingFor: configuration.leaseDuration, logger: logger)
         self.planner = DeliveryPlanner(schedule: configuration.schedule, disableAfter: configuration.disableAfterFailingFor)
         self.seededJitter = Mutex(configuration.jitterSeed.map { SplitMix64(seed: $0) })
         self.transport = try WebhookTransport(
