@@ -225,9 +225,18 @@ extension TransferEngine {
     func checkpoint(of ended: EndedTransfer) async -> TransferCheckpoint? {
         guard ended.job.claim.kind == .download else { return nil }
         guard let file = ended.file else { return ended.job.claim.checkpoint }
-        guard let validator = ended.validator, let durable = try? await blocking.run({ try file.sync() }), durable > 0 else {
-            return nil
+        guard let validator = ended.validator else { return nil }
+        let durable: Int64
+        do {
+            durable = try await blocking.run { try file.sync() }
+        } catch {
+            // What came since the last sync may not be on disk, but the checkpoint this transfer
+            // started from is (for the same representation): it is kept rather than none, which
+            // made the next attempt start over and a default session's shutdown drop the file.
+            logger.warning("syncing a download's partial file failed", metadata: ["task": "\(ended.job.taskID)", "error": "\(error)"])
+            return ended.job.claim.checkpoint.flatMap { $0.validator == validator ? $0 : nil }
         }
+        guard durable > 0 else { return nil }
         return TransferCheckpoint(
             partialFile: ended.job.partialName ?? TenantFiles.partialName(taskID: ended.job.taskID),
             bytesOnDisk: durable, validator: validator, url: ended.currentRequest.url,
