@@ -237,8 +237,11 @@ extension Transfer {
         currentRequestReported = false
         redirectBody.removeAll()
         do {
+            // The next hop starts the file over, so it asks for the whole representation: a
+            // resume's Range sent on to it had its part written at offset 0 of the emptied file.
             try file?.truncateToZero()
             bytesReceived = 0
+            resumeRequest = nil
             if sendsBody { requestBodyStream() }
             try configureExchange()
             return nil
@@ -296,6 +299,8 @@ extension Transfer {
             try file.truncate(to: exchangeStartBytes)
         }
         body.removeAll(keepingCapacity: true)
+        // The delegate's data starts again with the new exchange's body.
+        dataReported = 0
         bytesReceived = exchangeStartBytes
         response = nil
     }

@@ -53,6 +53,10 @@ extension Transfer {
                 statusCode: head.statusCode, contentRange: head.value(of: "Content-Range"), responseETag: head.value(of: "ETag")
             )
             switch decision {
+            case .append where (file?.bytesWritten ?? offset) != offset:
+                // The file does not hold what the Range asked to continue: never append there.
+                restartsWithoutRange = true
+                return false
             case .append:
                 let total = head.value(of: "Content-Range").flatMap(ContentRange.init)?.completeLength
                 expectedTotalBytes = total ?? expectedTotalBytes
@@ -116,11 +120,14 @@ extension Transfer {
         report(.cookies(update, handling: handling, sessionKind: job.claim.configuration.kind))
     }
 
-    /// Empties the partial file: what is on disk does not belong to this response.
+    /// Empties the partial file: what is on disk does not belong to this response. The exchange
+    /// starts at 0 too: rewound (a challenge answered), it kept the resumed offset and wrote the
+    /// next answer after the 401's body.
     private func restartFile() -> Bool {
         do {
             try file?.truncateToZero()
             bytesReceived = 0
+            exchangeStartBytes = 0
             return true
         } catch {
             failure = TransferError(code: .cannotWriteToFile, failingURL: request.url)
