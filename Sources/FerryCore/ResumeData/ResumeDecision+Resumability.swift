@@ -3,9 +3,11 @@ extension ResumeDecision {
     ///
     /// Only a GET answered with 200 or 206 is resumable; `Accept-Ranges: none` says the origin
     /// will not serve ranges. A strong entity tag is preferred; a weak one is never used
-    /// (RFC 9110 forbids it in `If-Range`); `Last-Modified` is the fallback. Without a validator
-    /// a resumed download could splice two different versions of a file together, so there is
-    /// no resume at all.
+    /// (RFC 9110 forbids it in `If-Range`), and neither is `Last-Modified` beside it: a client
+    /// with an entity tag must not send a date (§13.1.5), and one second's resolution let a
+    /// file changed within the second, same size, be spliced. Without a validator a resumed
+    /// download could splice two different versions of a file together, so there is no resume
+    /// at all.
     public static func isResumable(
         method: String,
         statusCode: Int,
@@ -17,8 +19,10 @@ extension ResumeDecision {
         if let acceptRanges, acceptRanges.trimmingASCIISpaces().lowercased() == "none" {
             return nil
         }
-        if let etag = etag?.trimmingASCIISpaces(), isStrongETag(etag) {
-            return .strongETag(String(etag))
+        if let etag = etag?.trimmingASCIISpaces() {
+            if isStrongETag(etag) { return .strongETag(String(etag)) }
+            // A weak tag is an entity tag all the same (a malformed one is none).
+            if etag.hasPrefix("W/") { return nil }
         }
         if let lastModified = lastModified?.trimmingASCIISpaces(), !lastModified.isEmpty {
             return .lastModified(String(lastModified))
