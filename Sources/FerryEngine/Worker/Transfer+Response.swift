@@ -99,6 +99,7 @@ extension Transfer {
         // (URLSession asks about the response only when it is the task's final one).
         let isChallenge = head.statusCode == 401 && !head.values(of: "WWW-Authenticate").isEmpty
             || head.statusCode == 407 && usesProxy && !head.values(of: "Proxy-Authenticate").isEmpty
+        holdsBackData = isChallenge
         if job.claim.kind != .download, !isChallenge {
             // Body bytes wait (the write callback pauses) until the delegate allows them.
             _ = ask(.dataTaskDidReceiveResponse, ["response": (try? JSONValue(encoding: snapshot)) ?? .null], pending: .response)

@@ -73,6 +73,10 @@ final class Transfer: CurlTransferDelegate {
     var becameDownload = false
     /// How much of `body` went out in `dataTask.didReceiveData` events.
     var dataReported = 0
+    /// The body being received is a challenge's (a 401, or the proxy's 407): it goes out as
+    /// data only if it turns out to be the task's response (at the end), not while the
+    /// challenge may still be answered and the body replaced.
+    var holdsBackData = false
     /// A download's `bytesReceived` at the last heartbeat snapshot: the heartbeat's
     /// `downloadTask.didWriteData` events have reported up to there.
     var writeDataReported: Int64?
@@ -208,7 +212,7 @@ final class Transfer: CurlTransferDelegate {
         if response != nil { responseReported = true }
         currentRequestReported = true
         if job.claim.kind == .download { writeDataReported = bytesReceived }
-        if job.receivesData, file == nil, body.count > dataReported {
+        if job.receivesData, file == nil, !holdsBackData, body.count > dataReported {
             // At most a heartbeat's worth per event; the rest follows on the next beats or at the end.
             let end = min(body.count, dataReported + Self.maximumDataPerEvent)
             snapshot.newData = Array(body[dataReported..<end])

@@ -305,4 +305,38 @@ struct EngineDecisionTests {
             #expect(try await decidedBy(ferry, task: task.id, type: .taskWillBeginDelayedRequest) == "receiver")
         }
     }
+
+    @Test("didReceiveData carries the task's body only: not a challenge's, answered meanwhile from the session's credentials")
+    func dataEventsSkipAnsweredChallenges() async throws {
+        let body = TestOrigin.pattern(count: 50_000, seed: 7)
+        let origin = try TestOrigin { request, responder in
+            guard request.header("Authorization") != nil else {
+                // Slow enough that heartbeats (200 ms) come while it arrives.
+                let page = Array(String(repeating: "<p>401 Unauthorized</p>", count: 8_000).utf8)
+                return try responder.respond(
+                    status: 401, headers: [("WWW-Authenticate", "Basic realm=\"files\"")], body: page,
+                    faults: BodyFaults(bytesPerSecond: 400_000)
+                )
+            }
+            try responder.respond(status: 200, body: body)
+        }
+        let receiver = try Receiver(replies: [:])
+        defer { origin.stop(); receiver.origin.stop() }
+        try await EngineHarness.run(webhooks: Self.webhooks) { ferry in
+            let session = try await session(ferry, receiver: receiver, events: [.dataTaskDidReceiveData, .taskDidCompleteWithError])
+            _ = try await ferry.database.database.credentials.set(
+                tenantID: ferry.tenant.id, sessionID: session.id,
+                space: ProtectionSpace(host: "127.0.0.1", port: origin.port, protocol: "http", realm: "files", authenticationMethod: .default),
+                user: "ada", password: "lovelace"
+            )
+            let task = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: origin.url("/file")).id)
+            #expect(task.response?.statusCode == 200)
+            var received: [UInt8] = []
+            for event in try await ferry.eventData(of: task.id, type: "dataTask.didReceiveData") {
+                #expect(event["offset"] == .number(Double(received.count)), "data events out of place")
+                received += Array(Data(base64Encoded: event["data"]?.stringValue ?? "") ?? Data())
+            }
+            #expect(received == body, "the data events carried \(received.count) bytes, not the body's \(body.count)")
+        }
+    }
 }
