@@ -19,6 +19,15 @@ public struct PostgresRows: RandomAccessCollection, Sendable {
 
     public var columnNames: [String] { storage.columnNames }
 
+    /// The first row of a statement that always answers one (an aggregate; `RETURNING` or a
+    /// look-up of a row known to exist). A broken promise throws, a failed request, where the
+    /// subscript traps and takes the whole process down for every tenant (a jar deleted by a
+    /// session's reset between two statements did).
+    public func firstRow() throws -> PostgresRow {
+        guard let row = first else { throw PostgresError.decoding("the statement answered no row where one was expected") }
+        return row
+    }
+
     final class Storage: Sendable {
         let columnNames: [String]
         let rowCount: Int

@@ -19,6 +19,17 @@ import Testing
         }
     }
 
+    @Test func aMissingFirstRowThrowsInsteadOfTrapping() async throws {
+        try await withTestPool { pool, _ in
+            let (one, none) = try await pool.withConnection { connection in
+                (try connection.query("SELECT 7").firstRow().decode(0, as: Int.self),
+                 Result { try connection.query("SELECT 1 WHERE false").firstRow() })
+            }
+            #expect(one == 7)
+            #expect(throws: PostgresError.self) { try none.get() }
+        }
+    }
+
     @Test func syntaxErrorCarriesSQLState() async throws {
         try await withTestPool { pool, _ in
             let error = try await #require(throws: PostgresError.self) {

@@ -16,7 +16,7 @@ public struct BlobStore: Sendable {
             try Self.decode(try connection.query(
                 "INSERT INTO blobs (id, tenant_id, size, sha256) VALUES ($1, $2, $3, $4) RETURNING \(Self.columns)",
                 [id, tenantID, size, Self.bytes(fromHex: sha256)]
-            )[0])
+            ).firstRow())
         }
     }
 

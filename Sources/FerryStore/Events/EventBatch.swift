@@ -98,7 +98,7 @@ struct EventBatch {
                 nth, pending.map(\.type.rawValue), payloads, pending.map(\.decidedBy),
                 notifications.map(\.channel), notifications.map(\.payload),
             ]
-        )[0].decode("inserted", as: Int.self)
+        ).firstRow().decode("inserted", as: Int.self)
         // Only a task deleted under a lock it should hold gets here.
         guard inserted == pending.count else { throw StoreError.notFound(resource: "task") }
     }

@@ -31,7 +31,7 @@ enum EventWriter {
         let sequence = try connection.query(
             "UPDATE sessions SET next_event_sequence = next_event_sequence + 1 WHERE id = $1 RETURNING next_event_sequence - 1",
             [sessionID]
-        )[0].decode(0, as: Int64.self)
+        ).firstRow().decode(0, as: Int64.self)
         try connection.execute(
             """
             INSERT INTO events (id, tenant_id, session_id, task_id, sequence, type, data)

@@ -77,7 +77,7 @@ public struct OverviewStore: Sendable {
             }
             let queueDepth = try connection.query(
                 "SELECT count(*) FROM tasks WHERE state = 'running' AND lease_owner IS NULL"
-            )[0].decode(0, as: Int.self)
+            ).firstRow().decode(0, as: Int.self)
             return Overview(tenants: tenants, instances: instances, queueDepth: queueDepth)
         }
     }

@@ -32,7 +32,7 @@ extension SessionStore {
                     "SELECT 1 FROM tasks WHERE session_id = $1 AND state <> 'completed' ORDER BY id FOR UPDATE", [sessionID]
                 )
             }
-            let row = try connection.query("SELECT state FROM sessions WHERE id = $1 FOR UPDATE", [sessionID])[0]
+            let row = try connection.query("SELECT state FROM sessions WHERE id = $1 FOR UPDATE", [sessionID]).firstRow()
             if try row.decode("state", as: String.self) == SessionState.valid.rawValue {
                 try connection.execute("UPDATE sessions SET state = $2 WHERE id = $1", [sessionID, invalidation.rawValue])
                 if invalidation == .cancelTasks {
@@ -46,7 +46,7 @@ extension SessionStore {
                 var noTaskEvents = EventBatch()  // the cancelled tasks' events are written already
                 try SessionInvalidation.finishIfLastTasks(ofSessions: [sessionID], events: &noTaskEvents, on: connection)
             }
-            return try Self.decode(try connection.query("SELECT \(Self.columns) FROM sessions WHERE id = $1", [sessionID])[0])
+            return try Self.decode(try connection.query("SELECT \(Self.columns) FROM sessions WHERE id = $1", [sessionID]).firstRow())
         }
     }
 
@@ -108,7 +108,7 @@ extension SessionStore {
                 "SELECT 1 FROM sessions WHERE tenant_id = $1 AND id = $2 FOR NO KEY UPDATE", [tenantID, sessionID]
             ).isEmpty else { throw StoreError.notFound(resource: "session") }
             try Self.renewConnections(ofSession: sessionID, notifying: NotificationChannel.sessionFlush, on: connection)
-            return try Self.decode(try connection.query("SELECT \(Self.columns) FROM sessions WHERE id = $1", [sessionID])[0])
+            return try Self.decode(try connection.query("SELECT \(Self.columns) FROM sessions WHERE id = $1", [sessionID]).firstRow())
         }
     }
 
@@ -121,7 +121,7 @@ extension SessionStore {
             WHERE id = $1 RETURNING connection_generation
             """,
             [sessionID]
-        )[0].decode(0, as: Int64.self)
+        ).firstRow().decode(0, as: Int64.self)
         try connection.execute("SELECT pg_notify($1, $2)", [channel, SessionRenewal.payload(sessionID: sessionID, generation: generation)])
     }
 }

@@ -23,7 +23,7 @@ public struct TaskStatistics: Sendable {
             }
             counts.queueDepth = try connection.query(
                 "SELECT count(*) FROM tasks WHERE state = 'running' AND lease_owner IS NULL"
-            )[0].decode(0, as: Int.self)
+            ).firstRow().decode(0, as: Int.self)
             return counts
         }
     }

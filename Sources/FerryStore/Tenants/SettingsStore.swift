@@ -60,7 +60,7 @@ public struct SettingsStore: Sendable {
                 "INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
                 [key, make()]
             )
-            return try connection.query("SELECT value FROM settings WHERE key = $1", [key])[0].decode(0, as: [UInt8].self)
+            return try connection.query("SELECT value FROM settings WHERE key = $1", [key]).firstRow().decode(0, as: [UInt8].self)
         }
     }
 }

@@ -57,7 +57,7 @@ extension TenantStore {
                 // Tasks held back by the old status or limit may be claimable now.
                 try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.work, id])
             }
-            return try Self.decode(rows[0])
+            return try Self.decode(rows.firstRow())
         }
     }
 
@@ -127,7 +127,7 @@ extension TenantStore {
                         WHERE t.tenant_id = $1 AND b.response_body IS NOT NULL)
                 """,
                 [tenantID]
-            )[0].decode(0, as: Int64.self)
+            ).firstRow().decode(0, as: Int64.self)
         }
     }
 }

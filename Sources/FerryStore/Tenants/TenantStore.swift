@@ -26,7 +26,7 @@ public struct TenantStore: Sendable {
                 [tenantID, name, quotas.maxConcurrentTransfers, quotas.maxStoredBytes, quotas.requestsPerSecond, quotas.maxTaskBytes]
             )
             try Self.insertKey(parsed, tenantID: tenantID, on: connection)
-            return try Self.decode(rows[0])
+            return try Self.decode(rows.firstRow())
         }
         return (tenant, apiKey)
     }

@@ -51,7 +51,7 @@ public struct EventHorizon: Sendable {
                 WHERE datname = current_database() AND backend_xid IS NOT NULL AND backend_xid::text = ANY($1))
             """,
             [candidate.transactions]
-        )[0].decode(0, as: Bool.self)
+        ).firstRow().decode(0, as: Bool.self)
         if finished {
             safePosition = max(safePosition, candidate.position)
             pending = nil
@@ -65,14 +65,14 @@ public struct EventHorizon: Sendable {
         // The sequence first, the transactions second: the order is what makes the argument hold.
         let last = try connection.query(
             "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_position_seq"
-        )[0].decode(0, as: Int64.self)
+        ).firstRow().decode(0, as: Int64.self)
         guard last > safePosition else { return }
         let running = try connection.query(
             """
             SELECT coalesce(array_agg(backend_xid::text), '{}') FROM pg_stat_activity
             WHERE datname = current_database() AND backend_xid IS NOT NULL
             """
-        )[0].decode(0, as: [String].self)
+        ).firstRow().decode(0, as: [String].self)
         if running.isEmpty {
             safePosition = last
         } else {

@@ -124,7 +124,7 @@ extension WebhookLedger {
                 FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
                 WHERE d.status = 'pending' AND w.status = 'active' AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
                 """
-            )[0].decode(0, as: Double?.self)
+            ).firstRow().decode(0, as: Double?.self)
             return (claimed, candidates, nextDue.map { .milliseconds(Int64(max($0, 0) * 1000)) })
         }
     }

@@ -89,7 +89,7 @@ public struct WebhookLedger: Sendable {
                        (SELECT array_agg(DISTINCT session_id) FROM batch) AS sessions
                 """,
                 [cursor, horizon, limit, Self.decisionTypes, decisionGrace.secondsValue, optIn]
-            )[0]
+            ).firstRow()
             let read = try result.decode("read", as: Int.self)
             // A short batch read everything up to the horizon (gaps are rolled-back positions).
             let position = read < limit ? horizon : try result.decode("last_position", as: Int64.self)
@@ -105,7 +105,7 @@ public struct WebhookLedger: Sendable {
     /// How far the log has been fanned out.
     public func dispatchPosition() async throws -> Int64 {
         try await pool.withConnection { connection in
-            try connection.query("SELECT position FROM webhook_dispatch WHERE id = 1")[0].decode(0, as: Int64.self)
+            try connection.query("SELECT position FROM webhook_dispatch WHERE id = 1").firstRow().decode(0, as: Int64.self)
         }
     }
 

@@ -54,7 +54,7 @@ struct DatabaseLauncher {
                     WHERE datname = current_database() AND application_name LIKE 'ferry %'
                       AND application_name <> current_setting('application_name')
                     """
-                )[0].decode(0, as: Int.self)
+                ).firstRow().decode(0, as: Int.self)
             }
         }
     }
