@@ -68,6 +68,14 @@ public struct PostgresError: Error, CustomStringConvertible, CustomDebugStringCo
         }
     }
 
+    /// Whether a write that failed with `error` would fail again, for the writers that retry:
+    /// the server refused what it says or carries, or it could not even be built (encoding a
+    /// value threw). A cancellation is not a refusal.
+    public static func refusesAgain(_ error: any Error) -> Bool {
+        if let error = error as? PostgresError { return error.isRefusalOfTheStatement }
+        return !(error is CancellationError)
+    }
+
     /// SQLSTATE class 08 (connection exception) and `admin_shutdown`, `crash_shutdown`,
     /// `cannot_connect_now`: the server ended or refuses the session.
     static func isConnectionLossState(_ sqlState: String?) -> Bool {

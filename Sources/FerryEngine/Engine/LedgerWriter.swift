@@ -182,7 +182,7 @@ final class LedgerWriter: Sendable {
     /// (the next one supersedes them). A write that fails while claiming decisions is tried again
     /// without the claims: those decisions take the default (the queue sends their events after
     /// the grace period), and the write is not held up by them. Returns false when the database
-    /// refuses the write for what it carries (`isRefusal`), `triesOfARefusedWrite` times.
+    /// refuses the write for what it carries (`PostgresError.refusesAgain`), `triesOfARefusedWrite` times.
     private func perform(_ write: Write) async -> Bool {
         var delay = Duration.milliseconds(100)
         var claiming = true
@@ -217,7 +217,7 @@ final class LedgerWriter: Sendable {
                     claiming = false
                     continue
                 }
-                if Self.isRefusal(error) {
+                if PostgresError.refusesAgain(error) {
                     refusals += 1
                     if refusals >= Self.triesOfARefusedWrite { return false }
                 }
@@ -232,14 +232,6 @@ final class LedgerWriter: Sendable {
 extension LedgerWriter {
     /// How often a write the database refuses for what it carries is tried.
     static let triesOfARefusedWrite = 3
-
-    /// Whether the error would come again for the same write: the database refused what it
-    /// says or carries, or it could not be encoded. A lost connection, a deadlock or a full
-    /// disk pass, and the write waits for them.
-    static func isRefusal(_ error: any Error) -> Bool {
-        if let error = error as? PostgresError { return error.isRefusalOfTheStatement }
-        return !(error is CancellationError)
-    }
 
     /// Gives up a write the database refuses, loudly: its events and its ends are lost (the
     /// transfers' leases lapse, and the reaper ends or releases their tasks), but everything

@@ -138,8 +138,7 @@ final class DeliveredAttemptRecorder: Sendable {
             do {
                 return try await ledger.recordDelivered(attempts)
             } catch {
-                let refused = (error as? PostgresError)?.isRefusalOfTheStatement ?? true
-                guard !refused, ContinuousClock.now + pause < deadline else { throw error }
+                guard !PostgresError.refusesAgain(error), ContinuousClock.now + pause < deadline else { throw error }
                 logger.warning("recording delivered attempts failed; trying again", metadata: ["error": "\(error)"])
                 try? await Task.sleep(for: pause)
                 pause = min(pause * 2, .seconds(2))
