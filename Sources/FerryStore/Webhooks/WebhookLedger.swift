@@ -28,6 +28,8 @@ public struct WebhookLedger: Sendable {
         /// now or already (a decision's, by `decide`).
         public var eventsSubscribed: Int
         public var deliveriesCreated: Int
+        /// The endpoints of the deliveries made.
+        public var endpointIDs: Set<String>
         /// How far the log has been fanned out now.
         public var position: Int64
         /// Sessions of the events read (candidates for `session.didFinishEvents`).
@@ -44,10 +46,10 @@ public struct WebhookLedger: Sendable {
         return try await pool.withTransaction { connection in
             guard let cursorRow = try connection.query(
                 "SELECT position FROM webhook_dispatch WHERE id = 1 FOR UPDATE SKIP LOCKED"
-            ).first else { return FanOut(didRun: false, eventsRead: 0, eventsSubscribed: 0, deliveriesCreated: 0, position: 0, sessionIDs: []) }
+            ).first else { return FanOut(didRun: false, eventsRead: 0, eventsSubscribed: 0, deliveriesCreated: 0, endpointIDs: [], position: 0, sessionIDs: []) }
             let cursor = try cursorRow.decode(0, as: Int64.self)
             guard horizon > cursor else {
-                return FanOut(didRun: true, eventsRead: 0, eventsSubscribed: 0, deliveriesCreated: 0, position: cursor, sessionIDs: [])
+                return FanOut(didRun: true, eventsRead: 0, eventsSubscribed: 0, deliveriesCreated: 0, endpointIDs: [], position: cursor, sessionIDs: [])
             }
             let result = try connection.query(
                 """
@@ -82,10 +84,11 @@ public struct WebhookLedger: Sendable {
                     FROM subscribed r
                     ORDER BY r.position
                     ON CONFLICT (event_id, endpoint_id) DO NOTHING
-                    RETURNING 1
+                    RETURNING endpoint_id
                 )
                 SELECT (SELECT count(*) FROM batch) AS read, (SELECT max(position) FROM batch) AS last_position,
                        (SELECT count(*) FROM subscribed) AS subscribed, (SELECT count(*) FROM inserted) AS created,
+                       (SELECT array_agg(DISTINCT endpoint_id) FROM inserted) AS endpoints,
                        (SELECT array_agg(DISTINCT session_id) FROM batch) AS sessions
                 """,
                 [cursor, horizon, limit, Self.decisionTypes, decisionGrace.secondsValue, optIn]
@@ -97,6 +100,7 @@ public struct WebhookLedger: Sendable {
             return FanOut(
                 didRun: true, eventsRead: read, eventsSubscribed: try result.decode("subscribed", as: Int.self),
                 deliveriesCreated: try result.decode("created", as: Int.self),
+                endpointIDs: Set(try result.decode("endpoints", as: [String]?.self) ?? []),
                 position: position, sessionIDs: try result.decode("sessions", as: [String]?.self) ?? []
             )
         }

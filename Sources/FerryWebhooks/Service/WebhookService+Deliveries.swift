@@ -22,11 +22,13 @@ extension WebhookService {
                         let (claimed, left, nextDue) = try await ledger.claimDue(limits, answered: recorder.answeredDeliveryIDs())
                         let byEndpoint = Dictionary(grouping: left, by: \.endpointID).mapValues { CandidateQueue($0) }
                         candidates.withLock { $0 = byEndpoint }
+                        fullEndpoints.claimed(leaving: claimed.count < room ? Array(byEndpoint.keys) : [])
                         for claim in claimed {
                             inFlight.add(1, ordering: .acquiringAndReleasing)
                             group.addTask {
                                 await self.deliverStream(from: claim, leasedAt: leasedAt)
                                 self.inFlight.subtract(1, ordering: .acquiringAndReleasing)
+                                self.fullEndpoints.roomFreed()
                                 self.deliveryBell.ring()
                             }
                         }

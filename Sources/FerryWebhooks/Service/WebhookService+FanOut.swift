@@ -39,7 +39,9 @@ extension WebhookService {
                     guard result.didRun else { break }
                     read += result.eventsRead
                     subscribed += result.eventsSubscribed
-                    if result.deliveriesCreated > 0 { deliveryBell.ring() }
+                    if result.deliveriesCreated > 0, fullEndpoints.callForClaim(newDeliveriesFor: result.endpointIDs) {
+                        deliveryBell.ring()
+                    }
                     if !result.sessionIDs.isEmpty {
                         do {
                             try await ledger.finishEventsIfDone(sessionIDs: result.sessionIDs)

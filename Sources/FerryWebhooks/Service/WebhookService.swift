@@ -27,6 +27,8 @@ public final class WebhookService: Service, Sendable {
     /// the deliveries of its task's earlier events itself.
     let shutdownBell = WakeSignal()
     let inFlight = Atomic<Int>(0)
+    /// Endpoints the last claim found full: new deliveries for them alone do not wake the delivery loop.
+    let fullEndpoints = FullEndpoints()
     /// Per endpoint, the ready heads the last claim left for want of room, oldest first: what a
     /// slot whose stream runs out takes next (see `deliverStream`).
     let candidates = Mutex<[String: CandidateQueue]>([:])
@@ -100,6 +102,7 @@ public final class WebhookService: Service, Sendable {
             case .notification:
                 fanOutBell.ring()
             case .resync:
+                fullEndpoints.roomFreed()
                 fanOutBell.ring()
                 deliveryBell.ring()
             }
