@@ -8,6 +8,8 @@ public enum HTTPURLProblem: Error, Sendable, Equatable {
     /// A host name DNS cannot carry (over 253 bytes, or a label over 63), or not in ASCII.
     case host
     case port
+    /// The user name or password decodes to a NUL, which curl will not send.
+    case credentials
 }
 
 extension CurlURL {
@@ -36,6 +38,7 @@ extension CurlURL {
               parsed.host.hasPrefix("[") || host.split(separator: UInt8(ascii: ".")).allSatisfy({ $0.count <= 63 })
         else { throw .host }
         if let port = parsed.port, !(1...65535).contains(port) { throw .port }
+        guard !parsed.credentialsHoldNUL else { throw .credentials }
         self = parsed
     }
 }

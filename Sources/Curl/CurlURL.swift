@@ -9,6 +9,8 @@ public struct CurlURL: Sendable, Equatable {
     public let path: String
     public let query: String?
     public let hasCredentials: Bool
+    /// The user name or password holds `%00`: curl refuses to send a NUL there (-1000 at transfer).
+    public let credentialsHoldNUL: Bool
 
     /// Parses an absolute URL. Unknown schemes are accepted here; callers decide which they allow.
     public init(parsing text: String) throws {
@@ -38,7 +40,9 @@ public struct CurlURL: Sendable, Equatable {
         port = try Self.part(handle, CURLUPART_PORT).flatMap { Int($0) }
         path = try Self.part(handle, CURLUPART_PATH) ?? "/"
         query = try Self.part(handle, CURLUPART_QUERY)
-        hasCredentials = try Self.part(handle, CURLUPART_USER) != nil
+        let user = try Self.part(handle, CURLUPART_USER)
+        hasCredentials = user != nil
+        credentialsHoldNUL = try [user, Self.part(handle, CURLUPART_PASSWORD)].contains { $0?.contains("%00") ?? false }
     }
 
     private static func part(_ handle: OpaquePointer, _ part: CURLUPart) throws -> String? {

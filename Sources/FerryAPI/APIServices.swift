@@ -94,6 +94,7 @@ extension HTTPURLProblem {
         case .noHost: "must name a host."
         case .host: "must name a host of at most 253 bytes, labels of at most 63, in ASCII (an international name in its xn-- form)."
         case .port: "must have a port from 1 to 65535."
+        case .credentials: "must not hold %00 (NUL) in its user name or password."
         }
     }
 }
