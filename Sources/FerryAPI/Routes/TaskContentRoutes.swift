@@ -103,8 +103,9 @@ enum ByteRangeRequest: Equatable {
         let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2 else { return .whole }
         if parts[0].isEmpty {
-            guard let suffix = Int64(parts[1]), suffix > 0 else { return .whole }
-            guard size > 0 else { return .unsatisfiable }
+            guard let suffix = Int64(parts[1]) else { return .whole }
+            // RFC 9110 §14.1.2: a suffix range is satisfiable only with a non-zero length.
+            guard suffix > 0, size > 0 else { return .unsatisfiable }
             return .partial(max(0, size - suffix)...(size - 1))
         }
         guard let start = Int64(parts[0]), start >= 0 else { return .whole }

@@ -22,6 +22,7 @@ struct TaskContentTests {
         RangeCase(range: "bytes=-5000", served: 0...999),
         RangeCase(range: "bytes=1000-", served: nil, isUnsatisfiable: true),
         RangeCase(range: "bytes=5000-6000", served: nil, isUnsatisfiable: true),
+        RangeCase(range: "bytes=-0", served: nil, isUnsatisfiable: true),
         RangeCase(range: "bytes=0-99,200-299", served: nil),
         RangeCase(range: "bytes=50-10", served: nil),
         RangeCase(range: "items=0-5", served: nil),
