@@ -15,9 +15,14 @@ enum DataEvents {
     /// The events for the part of a finished body that heartbeats did not carry yet.
     static func remainder(of ended: EndedTransfer) -> [OwnerEvent] {
         guard ended.job.receivesData, let body = ended.responseBody, body.count > ended.dataReported else { return [] }
-        return stride(from: ended.dataReported, to: body.count, by: Transfer.maximumDataPerEvent).map { start in
+        return events(carrying: body, from: ended.dataReported, lease: ended.job.lease)
+    }
+
+    /// The events for `body` from `start` on, a chunk each.
+    static func events(carrying body: [UInt8], from start: Int, lease: LeaseToken) -> [OwnerEvent] {
+        stride(from: start, to: body.count, by: Transfer.maximumDataPerEvent).map { start in
             let end = min(body.count, start + Transfer.maximumDataPerEvent)
-            return OwnerEvent(lease: ended.job.lease, type: .dataTaskDidReceiveData, data: payload(body[start..<end], offset: Int64(start)))
+            return OwnerEvent(lease: lease, type: .dataTaskDidReceiveData, data: payload(body[start..<end], offset: Int64(start)))
         }
     }
 }

@@ -39,7 +39,12 @@ extension TransferEngine {
             // The transfer's last progress and data come before anything about its end, and are
             // written in the end's transaction.
             var lastEvents = (Self.lastWriteDataEvent(of: ended).map { [$0] } ?? []) + DataEvents.remainder(of: ended)
-            let completion = await completion(of: ended, error: policyError, attachesResumeData: attachesResumeData)
+            var completion = await completion(of: ended, error: policyError, attachesResumeData: attachesResumeData)
+            if ended.notModified {
+                let told: [OwnerEvent]
+                (completion, told) = await answeredFromCache(completion, of: ended)
+                lastEvents += told
+            }
             // A data task's `willCacheResponse` comes before its `didCompleteWithError` (and
             // after its last data), so its response is stored before the end is queued. A
             // download's is stored after: nothing its delegate hears depends on it, and the next
@@ -199,7 +204,7 @@ extension TransferEngine {
     }
 
     /// A finished download whose bytes came from the cache: written and renamed into place like any other.
-    private func writeDownload(_ body: [UInt8], ended: EndedTransfer) async throws -> String {
+    func writeDownload(_ body: [UInt8], ended: EndedTransfer) async throws -> String {
         guard let partialPath = ended.job.partialPath else { throw FileFailure(operation: "open", path: ended.job.taskID, errno: 2) }
         let transferFile = ended.file
         return try await placeDownload(of: ended.job) { destination in
@@ -211,7 +216,7 @@ extension TransferEngine {
         }
     }
 
-    private func downloadFailure(_ error: any Error, ended: EndedTransfer) -> TaskCompletion {
+    func downloadFailure(_ error: any Error, ended: EndedTransfer) -> TaskCompletion {
         logger.error("finishing a download failed", metadata: ["task": "\(ended.job.taskID)", "error": "\(error)"])
         let outOfSpace = (error as? FileFailure)?.isOutOfSpace == true
         return TaskCompletion(

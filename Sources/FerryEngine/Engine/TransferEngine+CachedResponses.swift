@@ -1,0 +1,59 @@
+import FerryCore
+import FerryStore
+import Foundation
+
+extension TransferEngine {
+    /// What URLSession tells a data task's delegate about a response loaded from the URL cache
+    /// (fresh, or confirmed by a 304), as about any other: `dataTask.didReceiveResponse` with the
+    /// cached response (a decision: the delegate may cancel the task or make it a download), then,
+    /// when it opted in, the body as `dataTask.didReceiveData`. No `willCacheResponse`: nothing new
+    /// is stored. Before, such a task went from `didCreateTask` to its metrics without a word of
+    /// its response, and a delegate that reads bodies from its data events got nothing.
+    ///
+    /// Answers the task's completion as the decision leaves it, and the events to write before its
+    /// end (the decision event itself is already queued when the receiver was asked).
+    func answeredFromCache(_ completion: TaskCompletion, of ended: EndedTransfer) async -> (TaskCompletion, [OwnerEvent]) {
+        let job = ended.job
+        guard ended.notModified, job.claim.kind == .data, completion.error == nil,
+              let body = completion.responseBody, let response = completion.response
+        else { return (completion, []) }
+        let event = OwnerEvent(
+            lease: job.lease, type: .dataTaskDidReceiveResponse,
+            data: ["response": (try? JSONValue(encoding: response)) ?? .null], id: IDs.make("evt")
+        )
+        var events: [OwnerEvent] = []
+        var disposition: DecisionReplies.Response?
+        if job.decisions.contains(.dataTaskDidReceiveResponse), let gateway {
+            let claim = await writer.enqueueClaiming(event).value()
+            let reply = await gateway.decide(claim, timeout: configuration.decisionTimeout) { reply in
+                DecisionReplies.rejection(of: reply, to: .dataTaskDidReceiveResponse, proposed: TransferRequest(url: ""), urlChecker: DecisionURLChecker())
+            }
+            disposition = DecisionReplies.response(reply)
+        } else {
+            events.append(event.decidedByDefault)
+        }
+        var answered = completion
+        switch disposition {
+        case .cancel:
+            answered.responseBody = nil
+            answered.bytesReceived = 0
+            answered.error = TransferError(code: .cancelled, failingURL: ended.currentRequest.url)
+        case .becomeDownload:
+            events.append(OwnerEvent(
+                lease: job.lease, type: .dataTaskDidBecomeDownloadTask, data: ["downloadTask": ["id": .string(job.taskID), "kind": "download"]]
+            ))
+            do {
+                answered.downloadFile = try await writeDownload(body, ended: ended)
+                answered.responseBody = nil
+                answered.becameDownload = true
+                let size = Int64(body.count)
+                events.append(OwnerEvent(lease: job.lease, type: .downloadTaskDidWriteData, data: Self.writeDataPayload(written: size, total: size, expected: size)))
+            } catch {
+                return (downloadFailure(error, ended: ended), events)
+            }
+        case .allow, nil:
+            if job.receivesData { events += DataEvents.events(carrying: body, from: 0, lease: job.lease) }
+        }
+        return (answered, events)
+    }
+}
