@@ -58,6 +58,7 @@ extension TransferEngine {
                 bytesExpectedToSend: job.claim.bytesExpectedToSend
             ))
         }
+        progress += finalizing.withLock { Array($0.values) }
 
         // fsync before recording: a checkpoint never claims bytes that are not on disk.
         await withTaskGroup(of: (Int, Int64?).self) { group in

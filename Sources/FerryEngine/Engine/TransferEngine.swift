@@ -42,8 +42,11 @@ public final class TransferEngine: Service, Sendable {
     let flushingSessions = Mutex<Set<String>>([])
     /// Data tasks' bodies, process-wide (see `MemoryBudget`).
     public let memory: MemoryBudget
-    /// Outcomes being finalised (files synced and renamed) but not yet queued for writing.
-    let finalizing = Atomic<Int>(0)
+    /// Outcomes being finalised (files synced and renamed, `willCacheResponse` asked) but not yet
+    /// queued for writing, with their last progress: heartbeats renew their leases too. A long
+    /// fsync or a slow receiver could otherwise outlast the lease, and the task be claimed and run
+    /// again (here, or by another instance) while its first run's end was about to be written.
+    let finalizing = Mutex<[LeaseToken: TransferProgress]>([:])
     /// Claimed tasks being prepared, not yet started, waiting or reported ended.
     let dispatching = Atomic<Int>(0)
     let folders: TenantFolders
@@ -167,7 +170,7 @@ public final class TransferEngine: Service, Sendable {
 
         let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
         while ContinuousClock.now < deadline {
-            let busy = book.withLock { $0.heldCount } > 0 || finalizing.load(ordering: .acquiring) > 0
+            let busy = book.withLock { $0.heldCount } > 0 || !finalizing.withLock { $0.isEmpty }
                 || dispatching.load(ordering: .acquiring) > 0 || !writer.isIdle
             if !busy { return }
             try? await Task.sleep(for: .milliseconds(20))
@@ -204,11 +207,12 @@ public final class TransferEngine: Service, Sendable {
                     // Counted as finalizing before it leaves the book: a shutdown that saw it in
                     // neither (it polls both from another thread) stopped the writer before this
                     // transfer's checkpoint was written, and the restarted download began again.
-                    finalizing.add(1, ordering: .acquiringAndReleasing)
+                    finalizing.withLock { $0[ended.job.lease] = ended.lastProgress }
                     transferLeftWorker(ended.job.taskID)
                     group.addTask {
                         await self.record(ended)
-                        self.finalizing.subtract(1, ordering: .acquiringAndReleasing)
+                        // Queued for writing: heartbeats, queued after it, must not renew it.
+                        _ = self.finalizing.withLock { $0.removeValue(forKey: ended.job.lease) }
                     }
                 }
             }
@@ -225,6 +229,14 @@ public final class TransferEngine: Service, Sendable {
 }
 
 extension EndedTransfer {
+    /// What a heartbeat records for it while it is finalised: the transfer's last figures.
+    var lastProgress: TransferProgress {
+        TransferProgress(
+            lease: job.lease, bytesReceived: bytesReceived, bytesSent: bytesSent,
+            bytesExpectedToReceive: bytesExpectedToReceive, bytesExpectedToSend: job.claim.bytesExpectedToSend
+        )
+    }
+
     /// A job the URL cache answers without a transfer.
     static func answeredFromCache(_ job: TransferJob) -> EndedTransfer {
         var ended = notStarted(job, end: .finished)
