@@ -39,18 +39,21 @@ extension TransferEngine {
             answered.bytesReceived = 0
             answered.error = TransferError(code: .cancelled, failingURL: ended.currentRequest.url)
         case .becomeDownload:
+            // Told once the file is in place: a task whose file could not be written stays a data task.
+            do {
+                answered.downloadFile = try await writeDownload(body, ended: ended)
+            } catch {
+                var failed = downloadFailure(error, ended: ended)
+                (failed.response, failed.metrics) = (completion.response, completion.metrics)
+                return (failed, events)
+            }
+            answered.responseBody = nil
+            answered.becameDownload = true
+            let size = Int64(body.count)
             events.append(OwnerEvent(
                 lease: job.lease, type: .dataTaskDidBecomeDownloadTask, data: ["downloadTask": ["id": .string(job.taskID), "kind": "download"]]
             ))
-            do {
-                answered.downloadFile = try await writeDownload(body, ended: ended)
-                answered.responseBody = nil
-                answered.becameDownload = true
-                let size = Int64(body.count)
-                events.append(OwnerEvent(lease: job.lease, type: .downloadTaskDidWriteData, data: Self.writeDataPayload(written: size, total: size, expected: size)))
-            } catch {
-                return (downloadFailure(error, ended: ended), events)
-            }
+            events.append(OwnerEvent(lease: job.lease, type: .downloadTaskDidWriteData, data: Self.writeDataPayload(written: size, total: size, expected: size)))
         case .allow, nil:
             if job.receivesData { events += DataEvents.events(carrying: body, from: 0, lease: job.lease) }
         }

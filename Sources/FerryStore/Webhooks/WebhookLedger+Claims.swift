@@ -35,10 +35,13 @@ extension WebhookLedger {
     /// `maximumCandidates`, oldest first): a slot whose stream runs out takes one of its
     /// endpoint's (`claimNext(orOneOf:)`) instead of waiting for this claim again, which reads every
     /// pending delivery and ran one at a time for every freed slot of the instance.
+    ///
+    /// `full`: the endpoints among those candidates' that had more ready heads than room (not
+    /// those left for their tenant's limit, or skipped because another claim held them).
     public func claimDue(
         _ limits: ClaimLimits, answered: [String] = []
-    ) async throws -> (claimed: [ClaimedDelivery], candidates: [DeliveryCandidate], nextDueIn: Duration?) {
-        guard limits.total > 0 else { return ([], [], nil) }
+    ) async throws -> (claimed: [ClaimedDelivery], candidates: [DeliveryCandidate], full: Set<String>, nextDueIn: Duration?) {
+        guard limits.total > 0 else { return ([], [], [], nil) }
         let instanceID = self.instanceID
         return try await pool.withTransaction { connection in
             let rows = try connection.query(
@@ -97,8 +100,9 @@ extension WebhookLedger {
                 )
                 -- What was leased, then the ready task-stream heads left for want of room, oldest
                 -- first (candidates for slots whose streams run out: see `claimNext`).
-                SELECT r.id, r.endpoint_id, r.stream_id, r.sequence, l.id IS NOT NULL AS leased
-                FROM ready r LEFT JOIN leased l ON l.id = r.id
+                SELECT r.id, r.endpoint_id, r.stream_id, r.sequence, l.id IS NOT NULL AS leased,
+                       coalesce(e.endpoint_slot > e.endpoint_limit, false) AS over_endpoint_limit
+                FROM ready r LEFT JOIN leased l ON l.id = r.id LEFT JOIN by_endpoint e ON e.id = r.id
                 WHERE l.id IS NOT NULL OR r.task_id IS NOT NULL
                 ORDER BY l.id IS NULL, r.next_attempt_at, r.id
                 LIMIT $4 + $7
@@ -107,14 +111,17 @@ extension WebhookLedger {
             )
             var ids: [String] = []
             var candidates: [DeliveryCandidate] = []
+            var full: Set<String> = []
             for row in rows {
                 let id = try row.decode(0, as: String.self)
                 if try row.decode(4, as: Bool.self) {
                     ids.append(id)
                 } else {
+                    let endpointID = try row.decode(1, as: String.self)
                     candidates.append(DeliveryCandidate(
-                        deliveryID: id, endpointID: try row.decode(1), streamID: try row.decode(2), sequence: try row.decode(3)
+                        deliveryID: id, endpointID: endpointID, streamID: try row.decode(2), sequence: try row.decode(3)
                     ))
+                    if try row.decode(5, as: Bool.self) { full.insert(endpointID) }
                 }
             }
             let claimed = try ClaimedDelivery.load(ids: ids, on: connection)
@@ -125,7 +132,7 @@ extension WebhookLedger {
                 WHERE d.status = 'pending' AND w.status = 'active' AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
                 """
             ).firstRow().decode(0, as: Double?.self)
-            return (claimed, candidates, nextDue.map { .milliseconds(Int64(max($0, 0) * 1000)) })
+            return (claimed, candidates, full, nextDue.map { .milliseconds(Int64(max($0, 0) * 1000)) })
         }
     }
 

@@ -15,8 +15,11 @@ extension WebhookService: DecisionGateway {
     ) async -> JSONValue? {
         // Without a claim the default applies at once (see `DecisionGateway.decide`).
         guard let claim else { return nil }
-        // The decision's stream counted as in flight for its endpoint until now.
-        defer { if fullEndpoints.roomFreed(on: claim.decision.endpointID) { deliveryBell.ring() } }
+        // The decision's stream counted as in flight for its endpoint and tenant until now.
+        defer {
+            fullEndpoints.roomFreed()
+            deliveryBell.ring()
+        }
         let eventID = claim.decision.event.id
         let timeout = decisionTimeout(timeout)
         let deadline = ContinuousClock.now + timeout

@@ -19,10 +19,11 @@ extension WebhookService {
                             perTenant: configuration.maximumInFlightPerTenant, lease: configuration.leaseDuration
                         )
                         let leasedAt = ContinuousClock.now
-                        let (claimed, left, nextDue) = try await ledger.claimDue(limits, answered: recorder.answeredDeliveryIDs())
+                        let generation = fullEndpoints.generation
+                        let (claimed, left, full, nextDue) = try await ledger.claimDue(limits, answered: recorder.answeredDeliveryIDs())
                         let byEndpoint = Dictionary(grouping: left, by: \.endpointID).mapValues { CandidateQueue($0) }
                         candidates.withLock { $0 = byEndpoint }
-                        fullEndpoints.claimed(leaving: claimed.count < room ? Array(byEndpoint.keys) : [])
+                        fullEndpoints.claimed(full: full, since: generation)
                         for claim in claimed {
                             inFlight.add(1, ordering: .acquiringAndReleasing)
                             group.addTask {

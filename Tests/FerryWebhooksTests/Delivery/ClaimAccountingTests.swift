@@ -63,9 +63,10 @@ struct ClaimAccountingTests {
                 claimed.map { "\(tasks[$0.streamID] ?? "?")\($0.event.sequence)" }
             }
             let limits = WebhookLedger.ClaimLimits(total: 10, perEndpoint: 64, perTenant: 64, lease: .seconds(30))
-            let (claimed, left, _) = try await ledger.claimDue(limits)
+            let (claimed, left, full, _) = try await ledger.claimDue(limits)
             #expect(names(claimed) == ["a1"], "the endpoint allows one request at a time")
             #expect(left.map { "\(tasks[$0.streamID] ?? "?")\($0.sequence)" } == ["b1", "c1"])
+            #expect(full == Set(left.map(\.endpointID)), "left for want of the endpoint's room")
 
             // a1 was answered and a has nothing more: its slot goes on with b, the whole run.
             let a1 = try #require(claimed.first)
@@ -103,7 +104,7 @@ struct ClaimAccountingTests {
                 claimed.map { "\(streams[$0.streamID] ?? "?")\($0.event.sequence)" }
             }
             let limits = WebhookLedger.ClaimLimits(total: 10, perEndpoint: 64, perTenant: 64, lease: .seconds(30))
-            let (claimed, left, _) = try await ledger.claimDue(limits)
+            let (claimed, left, _, _) = try await ledger.claimDue(limits)
             #expect(names(claimed) == ["a1"])
             let a1 = try #require(claimed.first)
             let completed = try await ledger.claimNext(after: a1, limit: 16, lease: .seconds(30)).run

@@ -2,32 +2,34 @@ import Testing
 
 @testable import FerryWebhooks
 
-@Suite("Endpoints the last claim found full: which new deliveries wake the delivery loop")
+@Suite("Endpoints the last claim found full: what wakes the delivery loop")
 struct FullEndpointsTests {
     @Test("new deliveries for full endpoints alone do not call for a claim; one for another endpoint does")
     func newDeliveries() {
         let full = FullEndpoints()
         #expect(full.callForClaim(newDeliveriesFor: ["whe_a"]))
-        full.claimed(leaving: ["whe_a", "whe_b"])
+        full.claimed(full: ["whe_a", "whe_b"], since: full.generation)
         #expect(!full.callForClaim(newDeliveriesFor: ["whe_a"]))
         #expect(!full.callForClaim(newDeliveriesFor: ["whe_a", "whe_b"]))
         #expect(full.callForClaim(newDeliveriesFor: ["whe_a", "whe_c"]))
-        // A claim that left nothing (or took all it could) found no endpoint full.
-        full.claimed(leaving: [])
+        full.claimed(full: [], since: full.generation)
         #expect(full.callForClaim(newDeliveriesFor: ["whe_a"]))
     }
 
-    @Test("room freed on a full endpoint, or anywhere, calls for a claim; on another endpoint it does not")
+    @Test("room freed calls for a claim of every endpoint")
     func roomFreed() {
         let full = FullEndpoints()
-        full.claimed(leaving: ["whe_a", "whe_b"])
-        #expect(!full.roomFreed(on: "whe_c"))
-        #expect(!full.callForClaim(newDeliveriesFor: ["whe_b"]))
-        #expect(full.roomFreed(on: "whe_a"))
-        // The claim that follows ranks every endpoint again: none counts as full until it has.
+        full.claimed(full: ["whe_a", "whe_b"], since: full.generation)
+        full.roomFreed()
         #expect(full.callForClaim(newDeliveriesFor: ["whe_b"]))
-        full.claimed(leaving: ["whe_b"])
-        #expect(full.roomFreed())
-        #expect(full.callForClaim(newDeliveriesFor: ["whe_b"]))
+    }
+
+    @Test("room freed while a claim ran: what it found full may have room now")
+    func roomFreedDuringAClaim() {
+        let full = FullEndpoints()
+        let generation = full.generation
+        full.roomFreed()
+        full.claimed(full: ["whe_a"], since: generation)
+        #expect(full.callForClaim(newDeliveriesFor: ["whe_a"]))
     }
 }
