@@ -55,4 +55,48 @@ struct SessionInvalidationTests {
             #expect(session.state == .invalidated)
         }
     }
+
+    @Test("finishTasksAndInvalidate while the last task completes: the session is invalidated all the same")
+    func invalidatedWhileTheLastTaskCompletes() async throws {
+        try await StoreFixture.with(poolSize: 4) { fixture in
+            let task = try await fixture.makeTask(starts: false)
+            // The completion commits half a second after it checked its (still valid) session.
+            try await fixture.pool.withConnection { connection in
+                try connection.executeScript("""
+                    CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        IF NEW.type = 'task.didCompleteWithError' THEN PERFORM pg_sleep(0.5); END IF;
+                        RETURN NEW;
+                    END $$;
+                    CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON events
+                        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit();
+                    """)
+            }
+            let (tasks, sessions, tenantID, sessionID, resumeData) = (fixture.tasks, fixture.database.sessions, fixture.tenant.id, fixture.session.id, fixture.resumeData)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { _ = try await tasks.apply(.cancel, tenantID: tenantID, taskID: task.id, resumeData: resumeData) }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(200))
+                    _ = try await sessions.invalidate(tenantID: tenantID, sessionID: sessionID, .finishTasks, resumeData: resumeData)
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await sessions.find(tenantID: tenantID, id: sessionID).state == .invalidated)
+        }
+    }
+
+    @Test("invalidateAndCancel after finishTasksAndInvalidate cancels what is outstanding")
+    func cancelAfterFinish() async throws {
+        try await StoreFixture.with { fixture in
+            let task = try await fixture.makeTask(starts: false)
+            let (sessions, tenantID, sessionID) = (fixture.database.sessions, fixture.tenant.id, fixture.session.id)
+            #expect(try await sessions.invalidate(tenantID: tenantID, sessionID: sessionID, .finishTasks, resumeData: fixture.resumeData).state == .finishing)
+            #expect(try await sessions.invalidate(tenantID: tenantID, sessionID: sessionID, .cancelTasks, resumeData: fixture.resumeData).state == .invalidated)
+            let cancelled = try await fixture.tasks.find(tenantID: tenantID, id: task.id)
+            #expect(cancelled.state == .completed)
+            #expect(cancelled.error?.code == URLErrorCode.cancelled.rawValue)
+            // Called again, nothing changes.
+            #expect(try await sessions.invalidate(tenantID: tenantID, sessionID: sessionID, .cancelTasks, resumeData: fixture.resumeData).state == .invalidated)
+        }
+    }
 }

@@ -6,7 +6,8 @@ extension SessionStore {
     /// `finishTasksAndInvalidate` (`.finishTasks`) and `invalidateAndCancel` (`.cancelTasks`):
     /// the session accepts no new task from now on; it becomes invalidated, with
     /// `session.didBecomeInvalidWithError`, once its last task has ended — at once if none is
-    /// outstanding. Calling either again changes nothing, as in URLSession.
+    /// outstanding. `invalidateAndCancel` after `finishTasksAndInvalidate` cancels the tasks
+    /// still outstanding, as URLSession's does; anything else called again changes nothing.
     public enum Invalidation: String, Sendable {
         case finishTasks = "finishing"
         case cancelTasks = "canceling"
@@ -26,14 +27,16 @@ extension SessionStore {
             guard try !found.decode("is_shared", as: Bool.self) else {
                 throw StoreError.conflict("The shared session cannot be invalidated, as URLSession.shared cannot; cancel its tasks instead.")
             }
-            // Tasks before their session, the order in which a completing task locks them.
-            if invalidation == .cancelTasks {
-                try connection.execute(
-                    "SELECT 1 FROM tasks WHERE session_id = $1 AND state <> 'completed' ORDER BY id FOR UPDATE", [sessionID]
-                )
-            }
+            // Tasks before their session, the order in which a completing task locks them. Locked
+            // for both kinds: a task completing meanwhile found the session still valid and did
+            // not look further, so this waits for it and then sees it completed. Without the lock
+            // each missed the other's write, and the session stayed `finishing` for good.
+            try connection.execute(
+                "SELECT 1 FROM tasks WHERE session_id = $1 AND state <> 'completed' ORDER BY id FOR UPDATE", [sessionID]
+            )
             let row = try connection.query("SELECT state FROM sessions WHERE id = $1 FOR UPDATE", [sessionID]).firstRow()
-            if try row.decode("state", as: String.self) == SessionState.valid.rawValue {
+            let state = try row.decode("state", as: String.self)
+            if state == SessionState.valid.rawValue || state == SessionState.finishing.rawValue && invalidation == .cancelTasks {
                 try connection.execute("UPDATE sessions SET state = $2 WHERE id = $1", [sessionID, invalidation.rawValue])
                 if invalidation == .cancelTasks {
                     let outstanding = try connection.query(
