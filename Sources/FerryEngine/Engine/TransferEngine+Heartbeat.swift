@@ -29,7 +29,7 @@ extension TransferEngine {
         for snapshot in snapshots {
             let lease = snapshot.job.lease
             let resumedAt = snapshot.job.claim.checkpoint?.bytesOnDisk ?? 0
-            let last = memory.reported[lease] ?? .init(received: resumedAt, sent: 0, checkpointedBytes: resumedAt, checkpointedAt: now)
+            let last = memory.reported[lease] ?? .init(received: resumedAt, checkpointedBytes: resumedAt, checkpointedAt: now)
             let entry = TransferProgress(
                 lease: lease,
                 bytesReceived: snapshot.bytesReceived, bytesSent: snapshot.bytesSent,
@@ -47,7 +47,7 @@ extension TransferEngine {
             }
             progress.append(entry)
             memory.reported[lease] = .init(
-                received: snapshot.bytesReceived, sent: snapshot.bytesSent,
+                received: snapshot.bytesReceived,
                 checkpointedBytes: last.checkpointedBytes, checkpointedAt: last.checkpointedAt
             )
         }
@@ -131,12 +131,8 @@ extension TransferEngine {
                 written: snapshot.bytesReceived - last.received, total: snapshot.bytesReceived, expected: snapshot.bytesExpectedToReceive
             ))
         }
-        if snapshot.bytesSent != last.sent, snapshot.bytesSent > 0 {
-            return (.taskDidSendBodyData, [
-                "bytesSent": .number(Double(snapshot.bytesSent - last.sent)),
-                "totalBytesSent": .number(Double(snapshot.bytesSent)),
-                "totalBytesExpectedToSend": .number(Double(snapshot.bytesExpectedToSend)),
-            ])
+        if let (sent, previously) = snapshot.sendProgress {
+            return (.taskDidSendBodyData, sendBodyDataPayload(sent: sent, previously: previously, expected: snapshot.bytesExpectedToSend))
         }
         return nil
     }
@@ -146,7 +142,6 @@ extension TransferEngine {
 struct HeartbeatMemory {
     struct Reported {
         var received: Int64
-        var sent: Int64
         var checkpointedBytes: Int64
         var checkpointedAt: ContinuousClock.Instant
     }

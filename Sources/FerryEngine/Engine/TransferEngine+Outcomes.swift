@@ -38,7 +38,8 @@ extension TransferEngine {
         case .complete(let policyError, let attachesResumeData):
             // The transfer's last progress and data come before anything about its end, and are
             // written in the end's transaction.
-            var lastEvents = (Self.lastWriteDataEvent(of: ended).map { [$0] } ?? []) + DataEvents.remainder(of: ended)
+            var lastEvents = [Self.lastSendBodyDataEvent(of: ended), Self.lastWriteDataEvent(of: ended)].compactMap { $0 }
+                + DataEvents.remainder(of: ended)
             var completion = await completion(of: ended, error: policyError, attachesResumeData: attachesResumeData)
             if ended.notModified {
                 let told: [OwnerEvent]
@@ -133,6 +134,26 @@ extension TransferEngine {
             lease: ended.job.lease, type: .downloadTaskDidWriteData,
             data: writeDataPayload(written: ended.bytesReceived - previous, total: ended.bytesReceived, expected: ended.bytesExpectedToReceive)
         )
+    }
+
+    /// The same for an upload's body: one that went out between two beats had no
+    /// `task.didSendBodyData` at all, and a longer one never reached its total.
+    static func lastSendBodyDataEvent(of ended: EndedTransfer) -> OwnerEvent? {
+        guard case .finished = ended.end, ended.bytesSent > 0, ended.bytesSent != ended.sendReported else { return nil }
+        return OwnerEvent(
+            lease: ended.job.lease, type: .taskDidSendBodyData,
+            data: sendBodyDataPayload(sent: ended.bytesSent, previously: ended.sendReported, expected: ended.job.claim.bytesExpectedToSend)
+        )
+    }
+
+    /// `task.didSendBodyData`'s arguments. A new exchange (after a 307 or 308, or a challenge)
+    /// sends the body again from its start: its bytes count from 0, never as a negative step.
+    static func sendBodyDataPayload(sent: Int64, previously: Int64, expected: Int64) -> [String: JSONValue] {
+        [
+            "bytesSent": .number(Double(sent >= previously ? sent - previously : sent)),
+            "totalBytesSent": .number(Double(sent)),
+            "totalBytesExpectedToSend": .number(Double(expected)),
+        ]
     }
 
     /// `downloadTask.didWriteData`'s arguments.

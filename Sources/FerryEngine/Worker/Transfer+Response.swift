@@ -36,6 +36,7 @@ extension Transfer {
             return true
         }
         role = .final
+        reportBodySent()
         var snapshot = HTTPResponseSnapshot(url: request.url, head: head)
         let isGET = request.httpMethod.uppercased() == "GET"
         validator = ResumeDecision.isResumable(

@@ -80,6 +80,8 @@ final class Transfer: CurlTransferDelegate {
     /// A download's `bytesReceived` at the last heartbeat snapshot: the heartbeat's
     /// `downloadTask.didWriteData` events have reported up to there.
     var writeDataReported: Int64?
+    /// `bytesSent` as the last `task.didSendBodyData` carried it (0: none yet).
+    var sendReported: Int64 = 0
 
     /// The session's cookies, as of the transfer's start plus what its own responses set.
     var cookies: CookieJar
@@ -194,6 +196,18 @@ final class Transfer: CurlTransferDelegate {
         report(.event(OwnerEvent(lease: lease, type: type, data: data)))
     }
 
+    /// The body's last `task.didSendBodyData`, once the final response arrives: before it, as in
+    /// URLSession, rather than with the end (heartbeats coalesce progress, and a body that went
+    /// out between two of them had none).
+    func reportBodySent() {
+        guard sendsBody else { return }
+        bytesSent = uploadBody?.isStreamed == true ? (uploadBody?.offset ?? 0) : max(bytesSent, easy.uploadedBytes)
+        guard bytesSent > 0, bytesSent != sendReported else { return }
+        let expected = uploadBody?.length ?? job.claim.bytesExpectedToSend
+        emit(.taskDidSendBodyData, TransferEngine.sendBodyDataPayload(sent: bytesSent, previously: sendReported, expected: expected))
+        sendReported = bytesSent
+    }
+
     /// The transfer's state for a heartbeat; marks what it reports as reported.
     func snapshot() -> TransferSnapshot {
         var snapshot = TransferSnapshot(
@@ -211,6 +225,7 @@ final class Transfer: CurlTransferDelegate {
         )
         if response != nil { responseReported = true }
         currentRequestReported = true
+        let writesReported = writeDataReported ?? job.claim.checkpoint?.bytesOnDisk ?? 0
         if job.claim.kind == .download { writeDataReported = bytesReceived }
         if job.receivesData, file == nil, !holdsBackData, body.count > dataReported {
             // At most a heartbeat's worth per event; the rest follows on the next beats or at the end.
@@ -218,6 +233,13 @@ final class Transfer: CurlTransferDelegate {
             snapshot.newData = Array(body[dataReported..<end])
             snapshot.newDataOffset = Int64(dataReported)
             dataReported = end
+        }
+        // The heartbeat carries one progress event (`TransferEngine.progressEvent`): data first,
+        // then a download's writes, then the body sent.
+        let carriesWrites = job.claim.kind == .download && bytesReceived != writesReported
+        if snapshot.newData.isEmpty, !carriesWrites, bytesSent > 0, bytesSent != sendReported {
+            snapshot.sendProgress = (bytesSent, sendReported)
+            sendReported = bytesSent
         }
         return snapshot
     }
@@ -252,6 +274,7 @@ final class Transfer: CurlTransferDelegate {
             becameDownload: becameDownload,
             dataReported: dataReported,
             writeDataReported: writeDataReported,
+            sendReported: sendReported,
             ranOutOfSpace: ranOutOfSpace,
             bodyReservation: bodyReservation
         )

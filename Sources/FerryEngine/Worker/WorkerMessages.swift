@@ -48,6 +48,8 @@ struct TransferSnapshot: Sendable {
     /// Body bytes not yet sent in `dataTask.didReceiveData` events, and where they start.
     var newData: [UInt8] = []
     var newDataOffset: Int64 = 0
+    /// The body sent since the last `task.didSendBodyData` (`sent` in total, `previously` then).
+    var sendProgress: (sent: Int64, previously: Int64)?
 }
 
 /// A transfer that ended on a worker, with everything needed to record it.
@@ -79,6 +81,8 @@ struct EndedTransfer: Sendable {
     var dataReported = 0
     /// How much of a download `downloadTask.didWriteData` events already reported (nil: none).
     var writeDataReported: Int64? = nil
+    /// The request body's bytes `task.didSendBodyData` events already reported (this exchange's).
+    var sendReported: Int64 = 0
     /// The download stopped at the disk's free-space reserve (or a full disk): its partial file
     /// goes, rather than holding the space for resume data.
     var ranOutOfSpace = false
