@@ -81,6 +81,37 @@ struct StreamedUploadTests {
         }
     }
 
+    @Test("after a suspend and a resume, the task asks for a new stream, and sends that one")
+    func resumedAsksForANewStream() async throws {
+        let first = TestOrigin.pattern(count: 200_000, seed: 10)
+        let second = TestOrigin.pattern(count: 200_000, seed: 11)
+        // The first request is held until the task is suspended (its connection is then cut).
+        let origin = try TestOrigin { request, responder in
+            if request.body == first { responder.pause(seconds: 5) }
+            try responder.respond(status: 200, body: Array("\(request.body == second)".utf8))
+        }
+        defer { origin.stop() }
+        try await EngineHarness.run { ferry in
+            let session = try await ferry.makeSession()
+            let task = try await start(ferry, session: session, url: origin.url("/in"))
+            try await stream(first, ferry: ferry, taskID: task.id, generation: 1)
+            for _ in 0..<100 where origin.requests(path: "/in").isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+            _ = try await ferry.tasks.apply(.suspend, tenantID: ferry.tenant.id, taskID: task.id, resumeData: ferry.resumeData)
+            _ = try await ferry.task(task.id) { $0.state == .suspended }
+            _ = try await ferry.tasks.apply(.resume, tenantID: ferry.tenant.id, taskID: task.id, resumeData: ferry.resumeData)
+            var generations: [JSONValue?] = []
+            for _ in 0..<200 where generations.count < 2 {
+                try await Task.sleep(for: .milliseconds(50))
+                generations = try await ferry.eventData(of: task.id, type: "task.needNewBodyStream").map { $0["generation"] }
+            }
+            #expect(generations == [1, 2])
+            try await stream(second, ferry: ferry, taskID: task.id, generation: 2)
+            let done = try await ferry.completion(of: task.id)
+            #expect(done.error == nil)
+            #expect(try await ferry.responseBody(of: task.id) == Array("true".utf8))
+        }
+    }
+
     @Test("a body that never comes, or stops coming, ends the task with -1001 after timeoutIntervalForRequest")
     func bodyThatNeverComesTimesOut() async throws {
         let origin = try TestOrigin { request, responder in

@@ -143,6 +143,9 @@ final class Transfer: CurlTransferDelegate {
         self.request = job.claim.originalRequest
         self.sendsBody = job.claim.requestBody != nil || job.claim.uploadSource != nil
         self.cookies = job.claim.cookies
+        // After a suspend, a retry or a takeover, the streams asked for before are spent (the
+        // API refuses a stream again under a generation it already has).
+        self.bodyStreamGeneration = job.claim.bodyStreamGeneration
         self.easy.delegate = self
     }
 

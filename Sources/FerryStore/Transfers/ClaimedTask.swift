@@ -38,6 +38,9 @@ public struct ClaimedTask: Sendable {
     /// priority of a waiting task later (`NotificationChannel.priority`).
     public var priority: Double = TaskPriority.default
     public var taskIdentifier: Int64 = 0
+    /// The last body stream an earlier transfer of the task asked for (`task.needNewBodyStream`):
+    /// this one asks for the next, so the client's new stream is not refused as one already sent.
+    public var bodyStreamGeneration = 0
 
     public init(
         taskID: String, tenantID: String, sessionID: String, kind: TaskKind, leaseEpoch: Int64, previousAttempts: Int,

@@ -153,7 +153,7 @@ public struct TransferLedger: Sendable {
             let rows = try connection.query(
                 """
                 SELECT t.id, t.tenant_id, t.session_id, t.kind, t.lease_epoch, t.attempt_count, t.original_request, t.earliest_begin_at,
-                       t.priority, t.task_identifier,
+                       t.priority, t.task_identifier, t.body_stream_generation,
                        t.upload_source, t.checkpoint, t.resource_deadline, t.bytes_expected_to_send,
                        s.configuration, b.request_body, ten.max_task_bytes, w.id AS delegate_endpoint_id, w.events AS delegate_events,
                        s.connection_generation, extract(epoch FROM now() - s.connections_renewed_at)::float8 AS connections_renewed_ago
@@ -175,6 +175,7 @@ public struct TransferLedger: Sendable {
                 claim.earliestBeginDate = try row.decode("earliest_begin_at")
                 claim.priority = try row.decode("priority")
                 claim.taskIdentifier = try row.decode("task_identifier")
+                claim.bodyStreamGeneration = try row.decode("body_stream_generation")
                 claim.connectionGeneration = try row.decode("connection_generation")
                 // As an age: the database's clock and this instance's may differ.
                 claim.connectionsRenewedAt = try row.decode("connections_renewed_ago", as: Double?.self).map { Date(timeIntervalSinceNow: -$0) }
