@@ -96,6 +96,10 @@ struct DurabilityTests {
             let orphanPartial = try write(.partial, "tsk_gone.part")
             let orphanDownload = try write(.downloads, "tsk_gone")
             let uncommitted = try write(.downloads, running.id)
+            // A streamed body whose task is gone, and one of a task that has not ended.
+            let orphanStream = try write(.streams, TenantFiles.streamName(taskID: "tsk_gone", generation: 1))
+            let orphanStreamDone = try write(.streams, TenantFiles.streamDoneName(taskID: "tsk_gone", generation: 1))
+            let liveStream = try write(.streams, TenantFiles.streamName(taskID: running.id, generation: 1))
             let freshOrphan = try files.path(.partial, tenantID: ferry.tenant.id, name: "tsk_new.part")
             try Data([9]).write(to: URL(fileURLWithPath: freshOrphan))
 
@@ -104,7 +108,9 @@ struct DurabilityTests {
                 blocking: BlockingPool(name: "test-files", threadCount: 1), logger: quietLogger
             )
             let report = try await reconciler.reconcile()
-            #expect(report == .init(removedPartials: 1, restoredDownloads: 1, removedDownloads: 1))
+            #expect(report == .init(removedPartials: 1, restoredDownloads: 1, removedDownloads: 1, removedStreams: 2))
+            #expect(!FileManager.default.fileExists(atPath: orphanStream) && !FileManager.default.fileExists(atPath: orphanStreamDone))
+            #expect(FileManager.default.fileExists(atPath: liveStream))
             #expect(!FileManager.default.fileExists(atPath: orphanPartial))
             #expect(!FileManager.default.fileExists(atPath: orphanDownload))
             #expect(!FileManager.default.fileExists(atPath: uncommitted))

@@ -16,6 +16,8 @@ struct BodyStreamRoutes {
             let tenantID = context.tenantID
             let generation = try await services.database.tasks.bodyStreamGeneration(tenantID: tenantID, taskID: taskID)
             let limit = context.tenant.quotas.maxTaskBytes ?? BlobRoutes.maximumBlobBytes
+            // As for a blob: a tenant at its storage quota stores no more.
+            try await QuotaGuard(tenants: services.database.tenants).checkStorage(for: context.tenant)
             let files = services.files
             // Through TenantFiles.path, which checks the names: the task id comes from the URL.
             let body = try files.path(.streams, tenantID: tenantID, name: TenantFiles.streamName(taskID: taskID, generation: generation))

@@ -9,7 +9,9 @@ import Logging
 ///   continues from it — a `Range` from its full length is answered 416 and the task completes
 ///   without fetching it again;
 /// - a file in the downloads folder that nobody owns is removed;
-/// - resume data older than its retention releases its partial file.
+/// - resume data older than its retention releases its partial file;
+/// - a streamed upload body of a task that has ended (cancelled while nobody ran it, reaped,
+///   or gone) is removed: only a transfer's own end removed them.
 ///
 /// Files younger than `gracePeriod` are left alone: they may belong to a transfer that is being
 /// set up, by this or another instance sharing the folder, whose row is not yet visible.
@@ -25,6 +27,7 @@ struct StorageReconciler: Sendable {
         var removedPartials = 0
         var restoredDownloads = 0
         var removedDownloads = 0
+        var removedStreams = 0
     }
 
     func reconcile() async throws -> Report {
@@ -37,11 +40,12 @@ struct StorageReconciler: Sendable {
         for tenantID in try await blocking.run({ [files] in Self.entries(of: files.root) }) {
             try await reconcilePartials(tenantID: tenantID, report: &report)
             try await reconcileDownloads(tenantID: tenantID, report: &report)
+            try await reconcileStreams(tenantID: tenantID, report: &report)
         }
         if report != Report() {
             logger.notice("reconciled the data folder with the database", metadata: [
                 "removedPartials": "\(report.removedPartials)", "restoredDownloads": "\(report.restoredDownloads)",
-                "removedDownloads": "\(report.removedDownloads)",
+                "removedDownloads": "\(report.removedDownloads)", "removedStreams": "\(report.removedStreams)",
             ])
         }
         return report
@@ -80,6 +84,19 @@ struct StorageReconciler: Sendable {
                 try await blocking.run { FileOperations.remove(path) }
                 report.removedDownloads += 1
             }
+        }
+    }
+
+    private func reconcileStreams(tenantID: String, report: inout Report) async throws {
+        let directory = try files.directory(.streams, tenantID: tenantID)
+        let names = try await settledFiles(in: directory)
+        // "<task id>.<generation>.body", ".done" or ".abandoned".
+        let taskOf = Dictionary(uniqueKeysWithValues: names.map { ($0, String($0.prefix { $0 != "." })) })
+        let unfinished = try await storage.unfinishedTasks(tenantID: tenantID, ids: Array(Set(taskOf.values)))
+        for name in names where !unfinished.contains(taskOf[name] ?? "") {
+            let path = "\(directory)/\(name)"
+            try await blocking.run { FileOperations.remove(path) }
+            report.removedStreams += 1
         }
     }
 

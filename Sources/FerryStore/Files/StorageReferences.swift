@@ -28,6 +28,16 @@ public struct StorageReferences: Sendable {
         }
     }
 
+    /// Which of these tasks of the tenant exist and have not ended.
+    public func unfinishedTasks(tenantID: String, ids: [String]) async throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        return try await pool.withConnection { connection in
+            Set(try connection.query(
+                "SELECT id FROM tasks WHERE tenant_id = $1 AND id = ANY($2) AND state <> 'completed'", [tenantID, ids]
+            ).map { try $0.decode(0, as: String.self) })
+        }
+    }
+
     /// What the database says about files of the downloads folder that no completed task owns.
     public enum DownloadFileFate: Sendable, Equatable {
         /// A completed download's file: keep it.
