@@ -16,6 +16,10 @@ extension TransferEngine {
 
     private func heartbeat(_ memory: inout HeartbeatMemory) async {
         let snapshots = await collectSnapshots()
+        // What the snapshots reported (data, progress) is written by this beat; an end of one of
+        // these transfers waits for it to be queued first (`beatsInProgress`).
+        beatsInProgress.begin(snapshots.map(\.job.lease))
+        defer { beatsInProgress.end() }
         EngineMetrics.runningTransfers.record(snapshots.count)
         let waiting = book.withLock { $0.waitingJobs }
         let flushing = flushingSessions.withLock { sessions in
@@ -80,6 +84,7 @@ extension TransferEngine {
 
         let result = await withCheckedContinuation { continuation in
             writer.enqueue(.heartbeat(progress, reply: { continuation.resume(returning: $0) }))
+            beatsInProgress.end()
         }
         let held = Set(progress.map(\.lease))
         memory.reported = memory.reported.filter { held.contains($0.key) }

@@ -7,6 +7,9 @@ extension TransferEngine {
     /// a retry, or nothing), the files are settled first (synced and renamed, or removed), and
     /// the outcome joins the ordered write queue.
     func record(_ ended: EndedTransfer) async {
+        // A heartbeat that took this transfer's snapshot carries data and progress the end's own
+        // events continue from: queued after its end, it would find the lease gone and drop them.
+        await beatsInProgress.queued(ended.job.lease)
         let claim = ended.job.claim
         let policy = TransferEndPolicy(
             sessionKind: claim.configuration.kind,

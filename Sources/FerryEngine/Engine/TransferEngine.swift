@@ -47,6 +47,8 @@ public final class TransferEngine: Service, Sendable {
     /// fsync or a slow receiver could otherwise outlast the lease, and the task be claimed and run
     /// again (here, or by another instance) while its first run's end was about to be written.
     let finalizing = Mutex<[LeaseToken: TransferProgress]>([:])
+    /// The transfers whose snapshot a heartbeat took and has not queued for writing yet.
+    let beatsInProgress = BeatsInProgress()
     /// Claimed tasks being prepared, not yet started, waiting or reported ended.
     let dispatching = Atomic<Int>(0)
     let folders: TenantFolders

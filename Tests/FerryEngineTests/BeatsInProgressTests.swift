@@ -1,0 +1,30 @@
+import FerryStore
+import Synchronization
+import Testing
+
+@testable import FerryEngine
+
+@Suite("An ended transfer waits for the heartbeat that took its snapshot to be queued")
+struct BeatsInProgressTests {
+    @Test("an end of a transfer in the beat waits until the beat is queued; others go at once")
+    func waitsForTheBeat() async throws {
+        let beats = BeatsInProgress()
+        let (inBeat, other) = (LeaseToken(taskID: "tsk_a", epoch: 1), LeaseToken(taskID: "tsk_b", epoch: 1))
+        beats.begin([inBeat])
+        await beats.queued(other)
+        let passed = Mutex(false)
+        let waiter = Task {
+            await beats.queued(inBeat)
+            passed.withLock { $0 = true }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        let early = passed.withLock { $0 }
+        #expect(!early, "the end went before the beat was queued")
+        beats.end()
+        await waiter.value
+        let late = passed.withLock { $0 }
+        #expect(late)
+        // A later snapshot of the same lease is another beat's business.
+        await beats.queued(inBeat)
+    }
+}
