@@ -6,6 +6,21 @@ import Testing
 
 @Suite("Session invalidation: the last task to end invalidates a finishing session")
 struct SessionInvalidationTests {
+    /// Holds each task completion's transaction half a second at COMMIT (after its session check).
+    private static func holdCompletionsAtCommit(_ fixture: StoreFixture) async throws {
+        try await fixture.pool.withConnection { connection in
+            try connection.executeScript("""
+                CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW.type = 'task.didCompleteWithError' THEN PERFORM pg_sleep(0.5); END IF;
+                    RETURN NEW;
+                END $$;
+                CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON events
+                    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit();
+                """)
+        }
+    }
+
     @Test("cancelling the last task of a finishing session invalidates it, with didBecomeInvalidWithError")
     func lastTaskInvalidatesSession() async throws {
         try await StoreFixture.with { fixture in
@@ -30,18 +45,8 @@ struct SessionInvalidationTests {
             let first = try await fixture.makeTask(starts: false)
             let second = try await fixture.makeTask(starts: false)
             try await fixture.execute("UPDATE sessions SET state = 'finishing' WHERE id = $1", [fixture.session.id])
-            // Hold each completion at COMMIT for a moment (after its session check), so the two overlap.
-            try await fixture.pool.withConnection { connection in
-                try connection.executeScript("""
-                    CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-                    BEGIN
-                        IF NEW.type = 'task.didCompleteWithError' THEN PERFORM pg_sleep(0.5); END IF;
-                        RETURN NEW;
-                    END $$;
-                    CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON events
-                        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit();
-                    """)
-            }
+            // The two completions overlap.
+            try await Self.holdCompletionsAtCommit(fixture)
             let tasks = fixture.tasks, tenantID = fixture.tenant.id, resumeData = fixture.resumeData
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for task in [first, second] {
@@ -60,18 +65,8 @@ struct SessionInvalidationTests {
     func invalidatedWhileTheLastTaskCompletes() async throws {
         try await StoreFixture.with(poolSize: 4) { fixture in
             let task = try await fixture.makeTask(starts: false)
-            // The completion commits half a second after it checked its (still valid) session.
-            try await fixture.pool.withConnection { connection in
-                try connection.executeScript("""
-                    CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-                    BEGIN
-                        IF NEW.type = 'task.didCompleteWithError' THEN PERFORM pg_sleep(0.5); END IF;
-                        RETURN NEW;
-                    END $$;
-                    CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON events
-                        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit();
-                    """)
-            }
+            // The completion commits after it checked its (still valid) session.
+            try await Self.holdCompletionsAtCommit(fixture)
             let (tasks, sessions, tenantID, sessionID, resumeData) = (fixture.tasks, fixture.database.sessions, fixture.tenant.id, fixture.session.id, fixture.resumeData)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { _ = try await tasks.apply(.cancel, tenantID: tenantID, taskID: task.id, resumeData: resumeData) }
