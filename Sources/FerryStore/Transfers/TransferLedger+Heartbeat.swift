@@ -49,6 +49,7 @@ extension TransferLedger {
     public func heartbeat(_ transfers: [TransferProgress], workers: Int, version: String) async throws -> HeartbeatResult {
         let instanceID = self.instanceID
         let leaseSeconds = self.leaseSeconds
+        let transfers = transfers.sorted { $0.lease.taskID < $1.lease.taskID }
         let ids = transfers.map(\.lease.taskID)
         let epochs = transfers.map(\.lease.epoch)
         let received = transfers.map(\.bytesReceived)
@@ -69,6 +70,10 @@ extension TransferLedger {
                 [instanceID, workers, transfers.count, version]
             )
             guard !transfers.isEmpty else { return HeartbeatResult() }
+            // Locked in id order first, as an ending transfer's write and a session's
+            // invalidation lock tasks: the UPDATE alone locks them in whatever order its plan
+            // reads them, and deadlocked with finishTasksAndInvalidate.
+            try connection.execute("SELECT 1 FROM tasks WHERE id = ANY($1) AND lease_owner = $2 ORDER BY id FOR UPDATE", [ids, instanceID])
             let renewed = try connection.query(
                 """
                 UPDATE tasks t SET
