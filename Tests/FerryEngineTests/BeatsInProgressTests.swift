@@ -6,12 +6,15 @@ import Testing
 
 @Suite("An ended transfer waits for the heartbeat that took its snapshot to be queued")
 struct BeatsInProgressTests {
-    @Test("an end of a transfer in the beat waits until the beat is queued; others go at once")
+    @Test("every end waits while the beat collects; then only those of transfers it took, until it is queued")
     func waitsForTheBeat() async throws {
         let beats = BeatsInProgress()
         let (inBeat, other) = (LeaseToken(taskID: "tsk_a", epoch: 1), LeaseToken(taskID: "tsk_b", epoch: 1))
-        beats.begin([inBeat])
-        await beats.queued(other)
+        beats.collecting()
+        let collected = Task { await beats.queued(other) }
+        try await Task.sleep(for: .milliseconds(50))
+        beats.took([inBeat])
+        await collected.value
         let passed = Mutex(false)
         let waiter = Task {
             await beats.queued(inBeat)

@@ -15,11 +15,12 @@ extension TransferEngine {
     }
 
     private func heartbeat(_ memory: inout HeartbeatMemory) async {
-        let snapshots = await collectSnapshots()
-        // What the snapshots reported (data, progress) is written by this beat; an end of one of
+        // What the snapshots report (data, progress) is written by this beat; an end of one of
         // these transfers waits for it to be queued first (`beatsInProgress`).
-        beatsInProgress.begin(snapshots.map(\.job.lease))
+        beatsInProgress.collecting()
         defer { beatsInProgress.end() }
+        let snapshots = await collectSnapshots()
+        beatsInProgress.took(snapshots.map(\.job.lease))
         EngineMetrics.runningTransfers.record(snapshots.count)
         let waiting = book.withLock { $0.waitingJobs }
         let flushing = flushingSessions.withLock { sessions in
