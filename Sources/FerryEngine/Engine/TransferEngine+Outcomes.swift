@@ -140,7 +140,10 @@ extension TransferEngine {
     }
 
     /// The same for an upload's body: one that went out between two beats had no
-    /// `task.didSendBodyData` at all, and a longer one never reached its total.
+    /// `task.didSendBodyData` at all, and a longer one never reached its total. It comes with
+    /// the end, after the response's events: reported by the worker when the response arrived
+    /// (URLSession's order), it raced the heartbeat's event from an earlier snapshot, which was
+    /// then written after it with a smaller total.
     static func lastSendBodyDataEvent(of ended: EndedTransfer) -> OwnerEvent? {
         guard case .finished = ended.end, ended.bytesSent > 0, ended.bytesSent != ended.sendReported else { return nil }
         return OwnerEvent(

@@ -36,7 +36,6 @@ extension Transfer {
             return true
         }
         role = .final
-        reportBodySent()
         var snapshot = HTTPResponseSnapshot(url: request.url, head: head)
         let isGET = request.httpMethod.uppercased() == "GET"
         validator = ResumeDecision.isResumable(

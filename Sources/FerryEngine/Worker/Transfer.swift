@@ -199,18 +199,6 @@ final class Transfer: CurlTransferDelegate {
         report(.event(OwnerEvent(lease: lease, type: type, data: data)))
     }
 
-    /// The body's last `task.didSendBodyData`, once the final response arrives: before it, as in
-    /// URLSession, rather than with the end (heartbeats coalesce progress, and a body that went
-    /// out between two of them had none).
-    func reportBodySent() {
-        guard sendsBody else { return }
-        bytesSent = uploadBody?.isStreamed == true ? (uploadBody?.offset ?? 0) : max(bytesSent, easy.uploadedBytes)
-        guard bytesSent > 0, bytesSent != sendReported else { return }
-        let expected = uploadBody?.length ?? job.claim.bytesExpectedToSend
-        emit(.taskDidSendBodyData, TransferEngine.sendBodyDataPayload(sent: bytesSent, previously: sendReported, expected: expected))
-        sendReported = bytesSent
-    }
-
     /// The transfer's state for a heartbeat; marks what it reports as reported.
     func snapshot() -> TransferSnapshot {
         var snapshot = TransferSnapshot(
