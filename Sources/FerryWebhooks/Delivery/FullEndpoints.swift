@@ -6,12 +6,17 @@ import Synchronization
 /// New deliveries for endpoints it found full cannot change what the next claim takes; only room
 /// freed there can. So the fan-out rings the delivery loop only for deliveries to other endpoints,
 /// and room freed on this instance (a slot or a decision ending) rings it and forgets which
-/// endpoints were full. Room freed by another instance is seen by that instance's own claim, and
-/// here by the loop's poll. In bench/decisions.sh (1,000 downloads, their one endpoint kept full
-/// by the instance's slots) 40 of 63 claims took nothing before, woken by the fan-out.
+/// endpoints were full. Room freed elsewhere (another instance's slots, leases that ran out) rings
+/// nothing here, so what a claim found full is trusted only for `trustedFor`: past that, new
+/// deliveries wake a claim again, and wait that long at most. In bench/decisions.sh (1,000
+/// downloads, their one endpoint kept full by the instance's slots) 40 of 63 claims took nothing
+/// before, woken by the fan-out.
 final class FullEndpoints: Sendable {
+    static let trustedFor = Duration.milliseconds(250)
+
     private struct State {
         var full: Set<String> = []
+        var claimedAt = ContinuousClock.now
         /// Counts the times room was freed: a claim that ran meanwhile saw some of it taken.
         var roomFreed = 0
     }
@@ -26,13 +31,14 @@ final class FullEndpoints: Sendable {
     func claimed(full endpointIDs: Set<String>, since generation: Int) {
         state.withLock { state in
             state.full = state.roomFreed == generation ? endpointIDs : []
+            state.claimedAt = .now
         }
     }
 
     /// Whether new deliveries for these endpoints call for a claim: yes unless every one of them
-    /// was full at the last claim and no room was freed here since.
-    func callForClaim(newDeliveriesFor endpointIDs: Set<String>) -> Bool {
-        state.withLock { !$0.full.isSuperset(of: endpointIDs) }
+    /// was full at the last claim, less than `trustedFor` ago, and no room was freed here since.
+    func callForClaim(newDeliveriesFor endpointIDs: Set<String>, now: ContinuousClock.Instant = .now) -> Bool {
+        state.withLock { !$0.full.isSuperset(of: endpointIDs) || now - $0.claimedAt >= Self.trustedFor }
     }
 
     /// Room freed here (a slot or a decision ended), or perhaps anywhere (the notifications were

@@ -32,4 +32,12 @@ struct FullEndpointsTests {
         full.claimed(full: ["whe_a"], since: generation)
         #expect(full.callForClaim(newDeliveriesFor: ["whe_a"]))
     }
+
+    @Test("what a claim found full is trusted for a moment only: room freed elsewhere rings nothing here")
+    func trustedForAMoment() {
+        let full = FullEndpoints()
+        full.claimed(full: ["whe_a"], since: full.generation)
+        #expect(!full.callForClaim(newDeliveriesFor: ["whe_a"]))
+        #expect(full.callForClaim(newDeliveriesFor: ["whe_a"], now: .now + FullEndpoints.trustedFor))
+    }
 }
