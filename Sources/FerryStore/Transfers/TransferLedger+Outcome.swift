@@ -73,7 +73,16 @@ extension TransferLedger {
                 let kind = TaskKind(rawValue: try row.decode("kind")) ?? .data
                 let isCanceling = try row.decode("state", as: String.self) == TaskState.canceling.rawValue
                 switch outcome {
-                case .completed(let completion):
+                case .completed(var completion):
+                    if isCanceling, completion.error == nil, completion.downloadFile == nil {
+                        // Cancelled while its end was being finalised (a willCacheResponse, or a
+                        // cached response's didReceiveResponse, waits up to the decision timeout):
+                        // the transfer had left the worker the stop would have reached, and the
+                        // task ended as a success. URLSession's ends -999. A download whose file is
+                        // already in place keeps it: that cancel came too late.
+                        completion.error = TransferError(code: .cancelled, failingURL: completion.currentRequest?.url)
+                        completion.responseBody = nil
+                    }
                     try completion.write(ref, kind: kind, into: &completions, events: &batch, on: connection)
                     completedSessions.insert(ref.sessionID)
                 case .released(let checkpoint, _, let bytesReceived, let bytesSent) where isCanceling:

@@ -53,4 +53,32 @@ struct FinalizingLeaseTests {
         #expect(task.error == nil, "\(String(describing: task.error))")
         #expect(origin.requests(path: "/r").count == 1)
     }
+
+    @Test("a cancel while willCacheResponse is asked (the transfer is over, its end not written) ends the task -999")
+    func cancelWhileFinalising() async throws {
+        let origin = try TestOrigin { request, responder in
+            try responder.serveResource(Array("cacheable".utf8), for: request, extraHeaders: [("Cache-Control", "max-age=600")])
+        }
+        let receiver = try TestOrigin { request, responder in
+            let type = (try? JSONValue.parse(request.body))?["type"]?.stringValue
+            if type == EventType.dataTaskWillCacheResponse.rawValue { responder.pause(seconds: 2) }
+            try responder.respond(status: 200, headers: [("Content-Type", "application/json")], body: Array("{}".utf8))
+        }
+        defer { origin.stop(); receiver.stop() }
+        try await EngineHarness.run(webhooks: EngineDecisionTests.webhooks) { ferry in
+            let session = try await ferry.database.database.sessions.create(
+                tenantID: ferry.tenant.id,
+                SessionCreation(
+                    configuration: SessionConfiguration(kind: .default),
+                    delegate: DelegateSpec(url: receiver.url("/hook"), events: [.dataTaskWillCacheResponse])
+                )
+            ).session
+            let created = try await ferry.startTask(in: session, kind: .data, url: origin.url("/r"))
+            let deadline = ContinuousClock.now + .seconds(10)
+            while receiver.requests(path: "/hook").isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            _ = try await ferry.tasks.apply(.cancel, tenantID: ferry.tenant.id, taskID: created.id, resumeData: ferry.resumeData)
+            let task = try await ferry.completion(of: created.id)
+            #expect(task.error?.code == URLErrorCode.cancelled.rawValue)
+        }
+    }
 }
