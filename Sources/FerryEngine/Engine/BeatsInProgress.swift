@@ -4,7 +4,7 @@ import Synchronization
 /// The transfers whose snapshot the heartbeat in progress took, until it is queued for writing.
 ///
 /// A snapshot marks the data and progress it carries as reported (`dataReported`,
-/// `sendReported`), and the transfer's end reports only what comes after. If the end reached the
+/// `writeDataReported`), and the transfer's end reports only what comes after. If the end reached the
 /// ledger writer first, the heartbeat then found the task completed, its lease gone, and dropped
 /// those events: a gap in the delegate's `dataTask.didReceiveData`. So an end waits, briefly,
 /// until that beat is queued: every end while the beat collects its snapshots (a worker that

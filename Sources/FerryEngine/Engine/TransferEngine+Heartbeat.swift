@@ -127,7 +127,7 @@ extension TransferEngine {
         return elapsed >= .seconds(2) && fresh >= 64 * 1024
     }
 
-    /// `downloadTask.didWriteData` or `task.didSendBodyData` with the totals, when bytes moved.
+    /// `dataTask.didReceiveData`, or a download's `downloadTask.didWriteData` with the totals, when bytes moved.
     static func progressEvent(_ snapshot: TransferSnapshot, since last: HeartbeatMemory.Reported) -> (type: EventType, data: [String: JSONValue])? {
         if !snapshot.newData.isEmpty {
             return (.dataTaskDidReceiveData, DataEvents.payload(snapshot.newData, offset: snapshot.newDataOffset))
@@ -136,9 +136,6 @@ extension TransferEngine {
             return (.downloadTaskDidWriteData, writeDataPayload(
                 written: snapshot.bytesReceived - last.received, total: snapshot.bytesReceived, expected: snapshot.bytesExpectedToReceive
             ))
-        }
-        if let (sent, previously) = snapshot.sendProgress {
-            return (.taskDidSendBodyData, sendBodyDataPayload(sent: sent, previously: previously, expected: snapshot.bytesExpectedToSend))
         }
         return nil
     }

@@ -139,11 +139,8 @@ extension TransferEngine {
         )
     }
 
-    /// The same for an upload's body: one that went out between two beats had no
-    /// `task.didSendBodyData` at all, and a longer one never reached its total. It comes with
-    /// the end, after the response's events: reported by the worker when the response arrived
-    /// (URLSession's order), it raced the heartbeat's event from an earlier snapshot, which was
-    /// then written after it with a smaller total.
+    /// The same for an upload's body, should any still have gone out after its final response
+    /// (the worker reports the rest when the response arrives: `Transfer.reportBodySent`).
     static func lastSendBodyDataEvent(of ended: EndedTransfer) -> OwnerEvent? {
         guard case .finished = ended.end, ended.bytesSent > 0, ended.bytesSent != ended.sendReported else { return nil }
         return OwnerEvent(

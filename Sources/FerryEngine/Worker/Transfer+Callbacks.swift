@@ -113,6 +113,7 @@ extension Transfer {
         if sendsBody, sent != bytesSent {
             bytesSent = sent
             lastActivity = .now
+            reportBodySent(force: false)
         }
         guard ContinuousClock.now - lastActivity < .milliseconds(Int64(job.requestTimeout * 1000)) else {
             failure = TransferError(

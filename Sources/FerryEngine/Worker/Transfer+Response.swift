@@ -36,6 +36,10 @@ extension Transfer {
             return true
         }
         role = .final
+        if sendsBody {
+            bytesSent = uploadBody?.isStreamed == true ? (uploadBody?.offset ?? 0) : max(bytesSent, easy.uploadedBytes)
+            reportBodySent(force: true)
+        }
         var snapshot = HTTPResponseSnapshot(url: request.url, head: head)
         let isGET = request.httpMethod.uppercased() == "GET"
         validator = ResumeDecision.isResumable(

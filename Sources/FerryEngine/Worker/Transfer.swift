@@ -80,8 +80,9 @@ final class Transfer: CurlTransferDelegate {
     /// A download's `bytesReceived` at the last heartbeat snapshot: the heartbeat's
     /// `downloadTask.didWriteData` events have reported up to there.
     var writeDataReported: Int64?
-    /// `bytesSent` as the last `task.didSendBodyData` carried it (0: none yet).
+    /// `bytesSent` as the last `task.didSendBodyData` carried it (0: none yet), and when.
     var sendReported: Int64 = 0
+    var sendReportedAt = ContinuousClock.now
 
     /// The session's cookies, as of the transfer's start plus what its own responses set.
     var cookies: CookieJar
@@ -199,6 +200,21 @@ final class Transfer: CurlTransferDelegate {
         report(.event(OwnerEvent(lease: lease, type: type, data: data)))
     }
 
+    /// `task.didSendBodyData`, from the worker as the body goes out: at most one a second while it
+    /// does, and what is left when the final response arrives (`force`), before
+    /// `didReceiveResponse` as in URLSession. Heartbeats carried it before; a body sent between two
+    /// had none, and an event sent from here raced one of an earlier snapshot (written after it,
+    /// that one had a smaller total). A new exchange (after a 307 or 308, or a challenge) sends
+    /// the body again and counts from 0.
+    func reportBodySent(force: Bool) {
+        guard sendsBody, bytesSent > 0, bytesSent != sendReported else { return }
+        let now = ContinuousClock.now
+        guard force || now - sendReportedAt >= .seconds(1) else { return }
+        let expected = uploadBody?.length ?? job.claim.bytesExpectedToSend
+        emit(.taskDidSendBodyData, TransferEngine.sendBodyDataPayload(sent: bytesSent, previously: sendReported, expected: expected))
+        (sendReported, sendReportedAt) = (bytesSent, now)
+    }
+
     /// The transfer's state for a heartbeat; marks what it reports as reported.
     func snapshot() -> TransferSnapshot {
         var snapshot = TransferSnapshot(
@@ -216,7 +232,6 @@ final class Transfer: CurlTransferDelegate {
         )
         if response != nil { responseReported = true }
         currentRequestReported = true
-        let writesReported = writeDataReported ?? job.claim.checkpoint?.bytesOnDisk ?? 0
         if job.claim.kind == .download { writeDataReported = bytesReceived }
         if job.receivesData, file == nil, !holdsBackData, body.count > dataReported {
             // At most a heartbeat's worth per event; the rest follows on the next beats or at the end.
@@ -224,13 +239,6 @@ final class Transfer: CurlTransferDelegate {
             snapshot.newData = Array(body[dataReported..<end])
             snapshot.newDataOffset = Int64(dataReported)
             dataReported = end
-        }
-        // The heartbeat carries one progress event (`TransferEngine.progressEvent`): data first,
-        // then a download's writes, then the body sent.
-        let carriesWrites = job.claim.kind == .download && bytesReceived != writesReported
-        if snapshot.newData.isEmpty, !carriesWrites, bytesSent > 0, bytesSent != sendReported {
-            snapshot.sendProgress = (bytesSent, sendReported)
-            sendReported = bytesSent
         }
         return snapshot
     }

@@ -48,8 +48,6 @@ struct TransferSnapshot: Sendable {
     /// Body bytes not yet sent in `dataTask.didReceiveData` events, and where they start.
     var newData: [UInt8] = []
     var newDataOffset: Int64 = 0
-    /// The body sent since the last `task.didSendBodyData` (`sent` in total, `previously` then).
-    var sendProgress: (sent: Int64, previously: Int64)?
 }
 
 /// A transfer that ended on a worker, with everything needed to record it.
