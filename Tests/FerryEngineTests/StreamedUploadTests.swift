@@ -8,16 +8,18 @@ import TestOrigin
 @Suite("Uploads from a body the client streams (uploadTask(withStreamedRequest:))")
 struct StreamedUploadTests {
     /// Plays the part of `PUT /v1/tasks/{id}/body`: writes body stream `generation` in pieces.
-    private func stream(_ body: [UInt8], ferry: EngineHarness, taskID: String, generation: Int) async throws {
+    private func stream(
+        _ body: [UInt8], ferry: EngineHarness, taskID: String, generation: Int, piece: Int = 100_000, pause: Duration = .milliseconds(30)
+    ) async throws {
         let files = TenantFiles(dataDirectory: ferry.dataDirectory)
         try files.createDirectories(tenantID: ferry.tenant.id)
         let directory = try files.directory(.streams, tenantID: ferry.tenant.id)
         let path = "\(directory)/\(TenantFiles.streamName(taskID: taskID, generation: generation))"
         FileManager.default.createFile(atPath: path, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        for start in stride(from: 0, to: body.count, by: 100_000) {
-            try handle.write(contentsOf: body[start..<min(start + 100_000, body.count)])
-            try await Task.sleep(for: .milliseconds(30))
+        for start in stride(from: 0, to: body.count, by: piece) {
+            try handle.write(contentsOf: body[start..<min(start + piece, body.count)])
+            try await Task.sleep(for: pause)
         }
         try handle.close()
         try Data("\(body.count)\n".utf8).write(to: URL(fileURLWithPath: "\(directory)/\(TenantFiles.streamDoneName(taskID: taskID, generation: generation))"))
@@ -109,6 +111,30 @@ struct StreamedUploadTests {
             let done = try await ferry.completion(of: task.id)
             #expect(done.error == nil)
             #expect(try await ferry.responseBody(of: task.id) == Array("true".utf8))
+        }
+    }
+
+    @Test("task.didSendBodyData as a slow body goes out: several events, totals never going back, steps summing to the body")
+    func progressAsItGoes() async throws {
+        let payload = TestOrigin.pattern(count: 300_000, seed: 12)
+        let origin = try TestOrigin { request, responder in
+            try responder.respond(status: 200, body: Array("\(request.body == payload)".utf8))
+        }
+        defer { origin.stop() }
+        try await EngineHarness.run { ferry in
+            let session = try await ferry.makeSession()
+            let task = try await start(ferry, session: session, url: origin.url("/in"), timeoutInterval: 30)
+            try await stream(payload, ferry: ferry, taskID: task.id, generation: 1, piece: 30_000, pause: .milliseconds(250))
+            let done = try await ferry.completion(of: task.id)
+            #expect(done.error == nil)
+            let sent = try await ferry.eventData(of: task.id, type: EventType.taskDidSendBodyData.rawValue).map { data -> (Double, Double) in
+                guard case .number(let step)? = data["bytesSent"], case .number(let total)? = data["totalBytesSent"] else { return (-1, -1) }
+                return (step, total)
+            }
+            #expect(sent.count >= 2, "\(sent)")
+            #expect(zip(sent, sent.dropFirst()).allSatisfy { $0.1 <= $1.1 }, "\(sent)")
+            #expect(sent.last?.1 == Double(payload.count), "\(sent)")
+            #expect(sent.map(\.0).reduce(0, +) == Double(payload.count), "\(sent)")
         }
     }
 
