@@ -72,8 +72,9 @@ extension TransferLedger {
             guard !transfers.isEmpty else { return HeartbeatResult() }
             // Locked in id order first, as an ending transfer's write and a session's
             // invalidation lock tasks: the UPDATE alone locks them in whatever order its plan
-            // reads them, and deadlocked with finishTasksAndInvalidate.
-            try connection.execute("SELECT 1 FROM tasks WHERE id = ANY($1) AND lease_owner = $2 ORDER BY id FOR UPDATE", [ids, instanceID])
+            // reads them, and deadlocked with finishTasksAndInvalidate. NO KEY UPDATE, as the
+            // UPDATE's own lock: events inserted for these tasks meanwhile need not wait.
+            try connection.execute("SELECT 1 FROM tasks WHERE id = ANY($1) AND lease_owner = $2 ORDER BY id FOR NO KEY UPDATE", [ids, instanceID])
             let renewed = try connection.query(
                 """
                 UPDATE tasks t SET
