@@ -58,7 +58,7 @@ final class URLCacheCoordinator: Sendable {
         let entry: CachedResponse?
         if claim.configuration.kind == .ephemeral {
             entry = memory.withLock { $0.sessions[claim.sessionID]?[key]?.entry }
-        } else if key.utf8.count > Self.maximumStoredKeyBytes {
+        } else if !Self.isStorable(key) {
             entry = nil  // never stored
         } else {
             do {
@@ -178,8 +178,11 @@ final class URLCacheCoordinator: Sendable {
     /// its put, and every other put (of any tenant) coalesced into the same statement.
     static let maximumStoredKeyBytes = 2048
 
+    /// Whether a response under `key` is stored in PostgreSQL (an ephemeral session's memory takes any).
+    private static func isStorable(_ key: String) -> Bool { key.utf8.count <= maximumStoredKeyBytes }
+
     private func put(_ entry: CachedResponse, body: Body, key: String, claim: ClaimedTask, deferred: Bool) async {
-        guard claim.configuration.kind == .ephemeral || key.utf8.count <= Self.maximumStoredKeyBytes else { return }
+        guard claim.configuration.kind == .ephemeral || Self.isStorable(key) else { return }
         if claim.configuration.kind == .ephemeral {
             let bytes: [UInt8]
             switch body {

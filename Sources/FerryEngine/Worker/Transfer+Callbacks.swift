@@ -108,8 +108,7 @@ extension Transfer {
     }
 
     func curlEasy(_ easy: CurlEasy, progress: CurlProgress) -> Bool {
-        // A streamed body goes out chunked: count its bytes, not curl's (which include the framing).
-        let sent = uploadBody?.isStreamed == true ? (uploadBody?.offset ?? 0) : progress.uploaded
+        let sent = bodyBytesSent(curlCount: progress.uploaded)
         if sendsBody, sent != bytesSent {
             bytesSent = sent
             lastActivity = .now

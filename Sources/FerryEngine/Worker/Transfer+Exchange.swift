@@ -171,7 +171,7 @@ extension Transfer {
     /// when the next exchange has been set up (a redirect, or a resume retried without Range).
     func exchangeFinished(result: Int32) -> TransferEnd? {
         if sendsBody {
-            bytesSent = uploadBody?.isStreamed == true ? (uploadBody?.offset ?? 0) : max(bytesSent, easy.uploadedBytes)
+            bytesSent = bodyBytesSent(curlCount: max(bytesSent, easy.uploadedBytes))
         }
         let exchangeResponse = heads.completed.map { HTTPResponseSnapshot(url: request.url, head: $0) }
         metrics.append(easy.transactionMetrics(request: request, response: exchangeResponse, started: hopStarted, isProxyConnection: usesProxy))

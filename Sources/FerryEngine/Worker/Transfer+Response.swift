@@ -37,7 +37,7 @@ extension Transfer {
         }
         role = .final
         if sendsBody {
-            bytesSent = uploadBody?.isStreamed == true ? (uploadBody?.offset ?? 0) : max(bytesSent, easy.uploadedBytes)
+            bytesSent = bodyBytesSent(curlCount: max(bytesSent, easy.uploadedBytes))
             reportBodySent(force: true)
         }
         var snapshot = HTTPResponseSnapshot(url: request.url, head: head)

@@ -200,6 +200,12 @@ final class Transfer: CurlTransferDelegate {
         report(.event(OwnerEvent(lease: lease, type: type, data: data)))
     }
 
+    /// The request body's bytes sent in this exchange, from curl's count: a streamed body goes out
+    /// chunked, so its own bytes count, not curl's (which include the framing).
+    func bodyBytesSent(curlCount uploaded: Int64) -> Int64 {
+        uploadBody?.isStreamed == true ? (uploadBody?.offset ?? 0) : uploaded
+    }
+
     /// `task.didSendBodyData`, from the worker as the body goes out: at most one a second while it
     /// does, and what is left when the final response arrives (`force`), before
     /// `didReceiveResponse` as in URLSession. Heartbeats carried it before; a body sent between two
