@@ -15,28 +15,41 @@ struct FinalizingLeaseTests {
         configuration.decisionTimeout = .seconds(6)
     }
 
-    @Test("a willCacheResponse answered after the lease's length: another instance does not take the task over")
-    func slowWillCacheResponse() async throws {
-        let origin = try TestOrigin { request, responder in
+    private static func cacheableOrigin() throws -> TestOrigin {
+        try TestOrigin { request, responder in
             try responder.serveResource(Array("cacheable".utf8), for: request, extraHeaders: [("Cache-Control", "max-age=600")])
         }
-        // Answers `dataTask.willCacheResponse` (asked after the transfer, as its end is
-        // finalised) after 3 s, the rest at once.
-        let receiver = try TestOrigin { request, responder in
+    }
+
+    /// Answers `dataTask.willCacheResponse` (asked after the transfer, as its end is finalised)
+    /// after `seconds`, the rest at once.
+    private static func receiver(answeringWillCacheResponseAfter seconds: Double) throws -> TestOrigin {
+        try TestOrigin { request, responder in
             let type = (try? JSONValue.parse(request.body))?["type"]?.stringValue
-            if type == EventType.dataTaskWillCacheResponse.rawValue { responder.pause(seconds: 3) }
+            if type == EventType.dataTaskWillCacheResponse.rawValue { responder.pause(seconds: seconds) }
             try responder.respond(status: 200, headers: [("Content-Type", "application/json")], body: Array("{}".utf8))
         }
-        defer { origin.stop(); receiver.stop() }
-        let database = try await TestDatabase.make(poolSize: 6)
-        let owner = try await EngineHarness(database: database, instanceID: "owner", webhooks: EngineDecisionTests.webhooks, configure: Self.shortLease)
-        let session = try await owner.database.database.sessions.create(
-            tenantID: owner.tenant.id,
+    }
+
+    /// A session whose delegate, `receiver`, hears only willCacheResponse.
+    private static func session(of ferry: EngineHarness, hearing receiver: TestOrigin) async throws -> SessionRecord {
+        try await ferry.database.database.sessions.create(
+            tenantID: ferry.tenant.id,
             SessionCreation(
                 configuration: SessionConfiguration(kind: .default),
                 delegate: DelegateSpec(url: receiver.url("/hook"), events: [.dataTaskWillCacheResponse])
             )
         ).session
+    }
+
+    @Test("a willCacheResponse answered after the lease's length: another instance does not take the task over")
+    func slowWillCacheResponse() async throws {
+        let origin = try Self.cacheableOrigin()
+        let receiver = try Self.receiver(answeringWillCacheResponseAfter: 3)
+        defer { origin.stop(); receiver.stop() }
+        let database = try await TestDatabase.make(poolSize: 6)
+        let owner = try await EngineHarness(database: database, instanceID: "owner", webhooks: EngineDecisionTests.webhooks, configure: Self.shortLease)
+        let session = try await Self.session(of: owner, hearing: receiver)
         let created = try await owner.startTask(in: session, kind: .data, url: origin.url("/r"))
         // The transfer is over and its end is being finalised (the receiver holds the decision).
         let deadline = ContinuousClock.now + .seconds(10)
@@ -56,23 +69,11 @@ struct FinalizingLeaseTests {
 
     @Test("a cancel while willCacheResponse is asked (the transfer is over, its end not written) ends the task -999")
     func cancelWhileFinalising() async throws {
-        let origin = try TestOrigin { request, responder in
-            try responder.serveResource(Array("cacheable".utf8), for: request, extraHeaders: [("Cache-Control", "max-age=600")])
-        }
-        let receiver = try TestOrigin { request, responder in
-            let type = (try? JSONValue.parse(request.body))?["type"]?.stringValue
-            if type == EventType.dataTaskWillCacheResponse.rawValue { responder.pause(seconds: 2) }
-            try responder.respond(status: 200, headers: [("Content-Type", "application/json")], body: Array("{}".utf8))
-        }
+        let origin = try Self.cacheableOrigin()
+        let receiver = try Self.receiver(answeringWillCacheResponseAfter: 2)
         defer { origin.stop(); receiver.stop() }
         try await EngineHarness.run(webhooks: EngineDecisionTests.webhooks) { ferry in
-            let session = try await ferry.database.database.sessions.create(
-                tenantID: ferry.tenant.id,
-                SessionCreation(
-                    configuration: SessionConfiguration(kind: .default),
-                    delegate: DelegateSpec(url: receiver.url("/hook"), events: [.dataTaskWillCacheResponse])
-                )
-            ).session
+            let session = try await Self.session(of: ferry, hearing: receiver)
             let created = try await ferry.startTask(in: session, kind: .data, url: origin.url("/r"))
             let deadline = ContinuousClock.now + .seconds(10)
             while receiver.requests(path: "/hook").isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
