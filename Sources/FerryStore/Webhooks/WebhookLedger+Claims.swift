@@ -45,68 +45,7 @@ extension WebhookLedger {
         let instanceID = self.instanceID
         return try await pool.withTransaction { connection in
             let rows = try connection.query(
-                """
-                WITH heads AS (
-                    -- The oldest unfinished delivery of each stream, read in the order of the
-                    -- stream index: half the time of testing every pending delivery for an
-                    -- earlier one of its stream.
-                    SELECT DISTINCT ON (p.endpoint_id, p.stream_id)
-                           p.id, p.endpoint_id, p.tenant_id, p.session_id, p.task_id, p.event_position,
-                           p.next_attempt_at, p.lease_expires_at, p.stream_id, p.sequence
-                    FROM webhook_deliveries p WHERE p.status = 'pending' AND p.id <> ALL($6::text[])
-                    ORDER BY p.endpoint_id, p.stream_id, p.sequence
-                ), ready AS (
-                    SELECT d.id, d.endpoint_id, d.tenant_id, d.next_attempt_at, least(w.maximum_in_flight, $2) AS endpoint_limit,
-                           d.stream_id, d.sequence, d.task_id
-                    FROM heads d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-                    WHERE d.next_attempt_at <= now() AND w.status = 'active'
-                      AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
-                      -- A session's own events (no task) also wait for every earlier delivery of
-                      -- its tasks to this endpoint: the delegate queue is serial, so
-                      -- didBecomeInvalidWithError follows the last didCompleteWithError.
-                      AND (d.task_id IS NOT NULL OR NOT EXISTS (
-                          SELECT 1 FROM webhook_deliveries p
-                          WHERE p.endpoint_id = d.endpoint_id AND p.session_id = d.session_id
-                            AND p.status = 'pending' AND p.task_id IS NOT NULL AND p.event_position < d.event_position
-                            AND p.id <> ALL($6::text[])))
-                ), busy_streams AS (
-                    SELECT DISTINCT endpoint_id, tenant_id, stream_id FROM webhook_deliveries
-                    WHERE status = 'pending' AND lease_expires_at > now() AND id <> ALL($6::text[])
-                ), busy_endpoints AS (
-                    SELECT endpoint_id, count(*) AS n FROM busy_streams GROUP BY endpoint_id
-                ), busy_tenants AS (
-                    SELECT tenant_id, count(*) AS n FROM busy_streams GROUP BY tenant_id
-                ), by_endpoint AS (
-                    SELECT r.*, row_number() OVER (PARTITION BY r.endpoint_id ORDER BY r.next_attempt_at, r.id)
-                                + coalesce(b.n, 0) AS endpoint_slot
-                    FROM ready r LEFT JOIN busy_endpoints b ON b.endpoint_id = r.endpoint_id
-                ), by_tenant AS (
-                    SELECT e.*, row_number() OVER (PARTITION BY e.tenant_id ORDER BY e.endpoint_slot, e.next_attempt_at, e.id)
-                                + coalesce(b.n, 0) AS tenant_slot
-                    FROM by_endpoint e LEFT JOIN busy_tenants b ON b.tenant_id = e.tenant_id
-                    WHERE e.endpoint_slot <= e.endpoint_limit
-                ), picked AS (
-                    SELECT d.id FROM webhook_deliveries d JOIN by_tenant k ON k.id = d.id
-                    WHERE k.tenant_slot <= $3
-                      AND d.status = 'pending' AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
-                    ORDER BY k.tenant_slot, k.endpoint_slot, k.next_attempt_at
-                    LIMIT $4
-                    FOR NO KEY UPDATE OF d SKIP LOCKED
-                ), leased AS (
-                    UPDATE webhook_deliveries d SET lease_owner = $1, lease_token = d.lease_token + 1,
-                        lease_expires_at = now() + make_interval(secs => $5), updated_at = now()
-                    FROM picked WHERE d.id = picked.id
-                    RETURNING d.id
-                )
-                -- What was leased, then the ready task-stream heads left for want of room, oldest
-                -- first (candidates for slots whose streams run out: see `claimNext`).
-                SELECT r.id, r.endpoint_id, r.stream_id, r.sequence, l.id IS NOT NULL AS leased,
-                       coalesce(e.endpoint_slot > e.endpoint_limit, false) AS over_endpoint_limit
-                FROM ready r LEFT JOIN leased l ON l.id = r.id LEFT JOIN by_endpoint e ON e.id = r.id
-                WHERE l.id IS NOT NULL OR r.task_id IS NOT NULL
-                ORDER BY l.id IS NULL, r.next_attempt_at, r.id
-                LIMIT $4 + $7
-                """,
+                Self.claimSQL,
                 [instanceID, limits.perEndpoint, limits.perTenant, limits.total, limits.lease.secondsValue, answered, Self.maximumCandidates]
             )
             var ids: [String] = []
@@ -135,6 +74,83 @@ extension WebhookLedger {
             return (claimed, candidates, full, nextDue.map { .milliseconds(Int64(max($0, 0) * 1000)) })
         }
     }
+
+    /// `claimDue`'s statement ($1 instance, $2 the cap on endpoints' limits, $3 the tenant limit,
+    /// $4 how many to take, $5 lease seconds, $6 answered, $7 how many candidates). Its plan must
+    /// not compare every pair of ready heads (`ClaimPlanTests`).
+    static let claimSQL = """
+        WITH heads AS (
+            -- The oldest unfinished delivery of each stream, read in the order of the
+            -- stream index: half the time of testing every pending delivery for an
+            -- earlier one of its stream.
+            SELECT DISTINCT ON (p.endpoint_id, p.stream_id)
+                   p.id, p.endpoint_id, p.tenant_id, p.session_id, p.task_id, p.event_position,
+                   p.next_attempt_at, p.lease_expires_at, p.stream_id, p.sequence
+            FROM webhook_deliveries p WHERE p.status = 'pending' AND p.id <> ALL($6::text[])
+            ORDER BY p.endpoint_id, p.stream_id, p.sequence
+        ), ready AS (
+            -- Each head's endpoint looked up by key (OFFSET 0 keeps it so): joined, the planner
+            -- compared every head with every endpoint (see `ClaimPlanTests`).
+            SELECT d.id, d.endpoint_id, d.tenant_id, d.next_attempt_at, w.endpoint_limit, d.stream_id, d.sequence, d.task_id
+            FROM heads d
+            CROSS JOIN LATERAL (
+                SELECT least(w.maximum_in_flight, $2) AS endpoint_limit FROM webhook_endpoints w
+                WHERE w.id = d.endpoint_id AND w.status = 'active' OFFSET 0
+            ) w
+            WHERE d.next_attempt_at <= now()
+              AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
+              -- A session's own events (no task) also wait for every earlier delivery of
+              -- its tasks to this endpoint: the delegate queue is serial, so
+              -- didBecomeInvalidWithError follows the last didCompleteWithError.
+              AND (d.task_id IS NOT NULL OR NOT EXISTS (
+                  SELECT 1 FROM webhook_deliveries p
+                  WHERE p.endpoint_id = d.endpoint_id AND p.session_id = d.session_id
+                    AND p.status = 'pending' AND p.task_id IS NOT NULL AND p.event_position < d.event_position
+                    AND p.id <> ALL($6::text[])))
+        ), busy_streams AS (
+            SELECT DISTINCT endpoint_id, tenant_id, stream_id FROM webhook_deliveries
+            WHERE status = 'pending' AND lease_expires_at > now() AND id <> ALL($6::text[])
+        ), busy AS (
+            -- Streams in flight by endpoint and by tenant, as maps, one look-up per head: joined,
+            -- the planner compared every head with every busy endpoint (see `ClaimPlanTests`).
+            SELECT (SELECT coalesce(jsonb_object_agg(endpoint_id, n), '{}')
+                    FROM (SELECT endpoint_id, count(*) AS n FROM busy_streams GROUP BY endpoint_id) e) AS endpoints,
+                   (SELECT coalesce(jsonb_object_agg(tenant_id, n), '{}')
+                    FROM (SELECT tenant_id, count(*) AS n FROM busy_streams GROUP BY tenant_id) t) AS tenants
+        ), by_endpoint AS (
+            SELECT r.*, row_number() OVER (PARTITION BY r.endpoint_id ORDER BY r.next_attempt_at, r.id)
+                        + coalesce((b.endpoints ->> r.endpoint_id)::int, 0) AS endpoint_slot
+            FROM ready r CROSS JOIN busy b
+        ), by_tenant AS (
+            SELECT e.*, row_number() OVER (PARTITION BY e.tenant_id ORDER BY e.endpoint_slot, e.next_attempt_at, e.id)
+                        + coalesce((b.tenants ->> e.tenant_id)::int, 0) AS tenant_slot
+            FROM by_endpoint e CROSS JOIN busy b
+            WHERE e.endpoint_slot <= e.endpoint_limit
+        ), picked AS (
+            SELECT d.id FROM webhook_deliveries d JOIN by_tenant k ON k.id = d.id
+            WHERE k.tenant_slot <= $3
+              AND d.status = 'pending' AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
+            ORDER BY k.tenant_slot, k.endpoint_slot, k.next_attempt_at
+            LIMIT $4
+            FOR NO KEY UPDATE OF d SKIP LOCKED
+        ), leased AS (
+            UPDATE webhook_deliveries d SET lease_owner = $1, lease_token = d.lease_token + 1,
+                lease_expires_at = now() + make_interval(secs => $5), updated_at = now()
+            FROM picked WHERE d.id = picked.id
+            RETURNING d.id
+        )
+        -- What was leased, then the ready task-stream heads left for want of room, oldest
+        -- first (candidates for slots whose streams run out: see `claimNext`).
+        -- From by_endpoint, which holds every ready head with its slot: joined back to
+        -- ready, both estimated at one row, the planner compared every pair (a million
+        -- comparisons, 160 ms, for a thousand ready heads).
+        SELECT e.id, e.endpoint_id, e.stream_id, e.sequence, l.id IS NOT NULL AS leased,
+               e.endpoint_slot > e.endpoint_limit AS over_endpoint_limit
+        FROM by_endpoint e LEFT JOIN leased l ON l.id = e.id
+        WHERE l.id IS NOT NULL OR e.task_id IS NOT NULL
+        ORDER BY l.id IS NULL, e.next_attempt_at, e.id
+        LIMIT $4 + $7
+        """
 
     /// Records an attempt and applies `plan` (which sees since when the endpoint has been
     /// failing; nil for an attempt answered 2xx, whose plan must not depend on it). The delivery's state changes only if this instance still holds the lease it
