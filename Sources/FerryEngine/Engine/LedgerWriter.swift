@@ -32,6 +32,11 @@ final class LedgerWriter: Sendable {
     private let cookies: CookieStore
     /// `isPerforming`: writes taken from the queue are being written (see `isIdle`).
     private let queue = Mutex<(writes: [Write], isStopped: Bool, isPerforming: Bool)>(([], false, false))
+    /// Set by `stop()`: a write that fails after this instant is not tried again (see `giveUp`).
+    private let givingUpAt = Mutex<ContinuousClock.Instant?>(nil)
+    /// How long, once stopped, writes are retried while the database is away: a shutdown
+    /// must end even when the database does not come back.
+    private let patienceWhenStopping: Duration
     private let doorbell: AsyncStream<Void>.Continuation
     private let rings: AsyncStream<Void>
     private let logger: Logger
@@ -46,8 +51,9 @@ final class LedgerWriter: Sendable {
     init(
         ledger: TransferLedger, cookies: CookieStore, workers: Int, version: String, logger: Logger,
         resumeData: ResumeDataIssuer, claimTerms: (@Sendable () -> DecisionClaimTerms)? = nil,
-        finished: @escaping @Sendable () -> Void
+        patienceWhenStopping: Duration = .seconds(5), finished: @escaping @Sendable () -> Void
     ) {
+        self.patienceWhenStopping = patienceWhenStopping
         self.claimTerms = claimTerms
         self.finished = finished
         self.resumeData = resumeData
@@ -67,9 +73,7 @@ final class LedgerWriter: Sendable {
         }
         guard accepted else {
             // After the final drain nothing is written; whoever waits for an answer gets none.
-            if case .heartbeat(_, let reply) = write { reply(nil) }
-            if case .events(_, let asking) = write { asking.forEach { $0.claimed(nil) } }
-            if case .finish(_, _, let asking) = write { asking.forEach { $0.claimed(nil) } }
+            write.tellUnwritten()
             return
         }
         doorbell.yield()
@@ -103,8 +107,11 @@ final class LedgerWriter: Sendable {
         await drain()
     }
 
-    /// Ends `run()` once what is queued is written; later writes are refused.
+    /// Ends `run()` once what is queued is written, or given up after `patienceWhenStopping`
+    /// of failed tries; later writes are refused. Cancelling `run()`'s task gives up at once
+    /// what cannot be written at the first try.
     func stop() {
+        givingUpAt.withLock { $0 = $0 ?? .now + patienceWhenStopping }
         doorbell.finish()
     }
 
@@ -116,16 +123,31 @@ final class LedgerWriter: Sendable {
                 return queue.writes
             }
             guard !writes.isEmpty else { return }
-            for group in Self.coalescedGroups(writes) where !(await perform(group.merged)) {
-                // Refused, so nothing of it was written. Its writes go one by one, and only one
-                // refused by itself is set aside: a write the database will never take must not
-                // hold up every later one (events, ends, lease renewals) for good.
-                guard group.members.count > 1 else {
-                    setAside(group.merged)
+            let groups = Self.coalescedGroups(writes)
+            for (index, group) in groups.enumerated() {
+                switch await perform(group.merged) {
+                case .written:
                     continue
-                }
-                for member in group.members where !(await perform(member)) {
-                    setAside(member)
+                case .refused:
+                    // Refused, so nothing of it was written. Its writes go one by one, and only one
+                    // refused by itself is set aside: a write the database will never take must not
+                    // hold up every later one (events, ends, lease renewals) for good.
+                    guard group.members.count > 1 else {
+                        setAside(group.merged)
+                        continue
+                    }
+                    for (memberIndex, member) in group.members.enumerated() {
+                        switch await perform(member) {
+                        case .written: continue
+                        case .refused: setAside(member)
+                        case .givenUp:
+                            giveUp(Array(group.members[memberIndex...]) + groups[(index + 1)...].map(\.merged))
+                            return
+                        }
+                    }
+                case .givenUp:
+                    giveUp(groups[index...].map(\.merged))
+                    return
                 }
             }
         }
@@ -177,14 +199,25 @@ final class LedgerWriter: Sendable {
         for waiting in asking { waiting.claimed(claims[waiting.decision.eventID]) }
     }
 
+    /// What became of a write.
+    private enum Outcome {
+        case written
+        /// The database refuses what it carries (`PostgresError.refusesAgain`), `triesOfARefusedWrite` times.
+        case refused
+        /// Not written, and no more tries: the writer was cancelled, or stopped and its patience
+        /// ran out, while the database was away (or its pool closed).
+        case givenUp
+    }
+
     /// Performs one write, retrying while the database is unreachable, busy or full: dropping it
-    /// would lose an event, and skipping ahead would reorder them. Heartbeats are not retried
-    /// (the next one supersedes them). A write that fails while claiming decisions is tried again
-    /// without the claims: those decisions take the default (the queue sends their events after
-    /// the grace period), and the write is not held up by them. Returns false when the database
-    /// refuses the write for what it carries (`PostgresError.refusesAgain`), `triesOfARefusedWrite` times.
-    private func perform(_ write: Write) async -> Bool {
-        var delay = Duration.milliseconds(100)
+    /// would lose an event, and skipping ahead would reorder them. Tries are paced (10 ms doubling
+    /// to 2 s) and their failures logged now and then: an outage of any length is waited out
+    /// without a spin or a flood of log lines. Heartbeats are not retried (the next one
+    /// supersedes them). A write that fails while claiming decisions is tried again without the
+    /// claims: those decisions take the default (the queue sends their events after the grace
+    /// period), and the write is not held up by them.
+    private func perform(_ write: Write) async -> Outcome {
+        var pacing = OutageRetryPacing()
         var claiming = true
         var refusals = 0
         while true {
@@ -210,7 +243,10 @@ final class LedgerWriter: Sendable {
                         reply(nil)
                     }
                 }
-                return true
+                if pacing.failures > 0 {
+                    logger.notice("writing transfer state succeeded again", metadata: ["failedTries": "\(pacing.failures)"])
+                }
+                return .written
             } catch {
                 if claiming, write.asksForDecisions {
                     logger.error("writing decision events with their claims failed; writing them without", metadata: ["error": "\(error)"])
@@ -219,12 +255,36 @@ final class LedgerWriter: Sendable {
                 }
                 if PostgresError.refusesAgain(error) {
                     refusals += 1
-                    if refusals >= Self.triesOfARefusedWrite { return false }
+                    if refusals >= Self.triesOfARefusedWrite { return .refused }
                 }
-                logger.warning("writing transfer state failed; retrying", metadata: ["error": "\(error)"])
-                try? await Task.sleep(for: delay)
-                delay = min(delay * 2, .seconds(5))
+                // A closed pool does not open again: nothing more can be written by this process.
+                if (error as? PostgresError)?.kind == .poolClosed { return .givenUp }
+                let retry = pacing.failed(at: .now)
+                if let log = retry.log {
+                    logger.warning("writing transfer state failed; retrying", metadata: [
+                        "error": "\(error)", "failedTries": "\(log.failedTries)", "failedInAll": "\(log.failedInAll)",
+                    ])
+                }
+                guard await pauseBeforeRetrying(retry.pause) else { return .givenUp }
             }
+        }
+    }
+
+    /// Waits before the next try; false when there is to be none: the writer's task was
+    /// cancelled (a cancelled sleep returns at once, and the loop used to spin on it for as long
+    /// as the database was away), or the writer was stopped and its patience has run out.
+    private func pauseBeforeRetrying(_ pause: Duration) async -> Bool {
+        var pause = pause
+        if let deadline = givingUpAt.withLock({ $0 }) {
+            let left = deadline - .now
+            guard left > .zero else { return false }
+            pause = min(pause, left)
+        }
+        do {
+            try await Task.sleep(for: pause)
+            return true
+        } catch {
+            return false
         }
     }
 }
@@ -240,15 +300,38 @@ extension LedgerWriter {
         logger.error("the database refuses a write of transfer state; it is set aside", metadata: [
             "tasks": "\(write.taskIDs.sorted().joined(separator: ","))", "events": "\(write.eventCount)",
         ])
-        switch write {
+        write.tellUnwritten()
+    }
+
+    /// Gives up what is left to write, at shutdown while the database is away: as if the
+    /// process had been killed there. Nothing is lost that a kill would not leave recoverable:
+    /// the transfers' leases lapse, and the reaper (here after a restart, or on another
+    /// instance) completes or releases their tasks from their last checkpoint. Later writes
+    /// are refused, as after the final drain.
+    fileprivate func giveUp(_ writes: [Write]) {
+        let queued = queue.withLock { queue in
+            defer { queue.writes.removeAll() }
+            (queue.isStopped, queue.isPerforming) = (true, false)
+            return queue.writes
+        }
+        let all = writes + queued
+        logger.error("the database stayed away while stopping; writes of transfer state are given up and their leases left to lapse", metadata: [
+            "tasks": "\(Set(all.flatMap(\.taskIDs)).sorted().joined(separator: ","))", "events": "\(all.reduce(0) { $0 + $1.eventCount })",
+        ])
+        all.forEach { $0.tellUnwritten() }
+    }
+}
+
+extension LedgerWriter.Write {
+    /// Whoever waits for the write's answer gets none: it is not written.
+    func tellUnwritten() {
+        switch self {
         case .events(_, let asking), .finish(_, _, let asking): asking.forEach { $0.claimed(nil) }
         case .heartbeat(_, let reply): reply(nil)
         case .cookies: break
         }
     }
-}
 
-extension LedgerWriter.Write {
     /// The tasks the write is about (for the log).
     var taskIDs: Set<String> {
         switch self {

@@ -73,7 +73,8 @@ public final class TransferEngine: Service, Sendable {
         let claimTerms = gateway.map { gateway in { @Sendable in gateway.claimTerms(timeout: decisionTimeout) } }
         self.writer = LedgerWriter(
             ledger: ledger, cookies: database.cookies, workers: configuration.workerCount, version: configuration.version, logger: logger,
-            resumeData: resumeData, claimTerms: claimTerms, finished: { capacityBell.yield() }
+            resumeData: resumeData, claimTerms: claimTerms, patienceWhenStopping: configuration.shutdownGracePeriod,
+            finished: { capacityBell.yield() }
         )
         self.blocking = BlockingPool(name: "ferry-files", threadCount: configuration.fileThreadCount)
         self.directorySyncs = DirectorySyncs(blocking: blocking)

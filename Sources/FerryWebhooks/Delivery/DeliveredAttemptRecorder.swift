@@ -1,3 +1,4 @@
+import FerryCore
 import FerryStore
 import Foundation
 import Logging
@@ -131,17 +132,23 @@ final class DeliveredAttemptRecorder: Sendable {
     /// connection, a failover) for as long as the leases stand, and not after a refusal of what
     /// the statement carries: this instance has moved on to these deliveries' next events
     /// already, and unwritten they would be sent again when their leases end, after those.
+    /// Nor once the recorder's task is cancelled: its sleep would return at once, and the loop
+    /// spin (and log every try) until the leases ended.
     private func recordTrying(_ attempts: [DeliveredAttempt]) async throws -> Set<String> {
         let deadline = ContinuousClock.now + tryingFor
-        var pause = Duration.milliseconds(50)
+        var pacing = OutageRetryPacing(initialPause: .milliseconds(50))
         while true {
             do {
                 return try await ledger.recordDelivered(attempts)
-            } catch {
-                guard !PostgresError.refusesAgain(error), ContinuousClock.now + pause < deadline else { throw error }
-                logger.warning("recording delivered attempts failed; trying again", metadata: ["error": "\(error)"])
-                try? await Task.sleep(for: pause)
-                pause = min(pause * 2, .seconds(2))
+            } catch let failure {
+                let retry = pacing.failed(at: .now)
+                guard !PostgresError.refusesAgain(failure), ContinuousClock.now + retry.pause < deadline else { throw failure }
+                if let log = retry.log {
+                    logger.warning("recording delivered attempts failed; trying again", metadata: [
+                        "error": "\(failure)", "failedTries": "\(log.failedTries)", "failedInAll": "\(log.failedInAll)",
+                    ])
+                }
+                do { try await Task.sleep(for: retry.pause) } catch { throw failure }
             }
         }
     }

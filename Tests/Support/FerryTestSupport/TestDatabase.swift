@@ -9,10 +9,14 @@ import Synchronization
 public struct TestDatabase: Sendable {
     public let database: FerryDatabase
     public let conninfo: String
+    /// The database's name on the test cluster.
+    public let name: String
 
     private static let template = Mutex<Task<String, any Error>?>(nil)
 
-    public static func make(poolSize: Int = 4) async throws -> TestDatabase {
+    /// `connectTimeout`: how long a pool call waits for a connection while the database is away
+    /// (see `beginOutage()`).
+    public static func make(poolSize: Int = 4, connectTimeout: Duration = .seconds(10)) async throws -> TestDatabase {
         let templateName = try await migratedTemplate()
         let cluster = try await TestPostgres.cluster()
         let name = "ferry_\(UInt64.random(in: 0...UInt64.max))"
@@ -28,8 +32,11 @@ public struct TestDatabase: Sendable {
         }
         await admin.close()
         let conninfo = cluster.conninfo(database: name)
-        let pool = PostgresPool(configuration: .init(conninfo: conninfo, size: poolSize, applicationName: "ferry test"), logger: quietLogger)
-        return TestDatabase(database: FerryDatabase(pool: pool), conninfo: conninfo)
+        let pool = PostgresPool(
+            configuration: .init(conninfo: conninfo, size: poolSize, applicationName: "ferry test", connectTimeout: connectTimeout),
+            logger: quietLogger
+        )
+        return TestDatabase(database: FerryDatabase(pool: pool), conninfo: conninfo, name: name)
     }
 
     public func close() async {

@@ -1,0 +1,159 @@
+import FerryCore
+import FerryStore
+import FerryTestSupport
+import Foundation
+import Postgres
+import Synchronization
+import Testing
+
+@testable import FerryEngine
+
+@Suite("LedgerWriter: the database away for a while")
+struct LedgerWriterOutageTests {
+    static let retryingLine = "writing transfer state failed; retrying"
+
+    @Test("writes queued meanwhile are written once it is back; the failed tries are logged once", .timeLimit(.minutes(1)))
+    func outageIsWaitedOut() async throws {
+        let fixture = try await Fixture.make()
+        let log = LogRecorder()
+        let writer = fixture.writer(logger: log)
+        let running = Task { await writer.run() }
+
+        try await fixture.test.beginOutage()
+        writer.enqueue(.events([OwnerEvent(lease: fixture.leases[0], type: .taskIsWaitingForConnectivity, data: [:])]))
+        writer.enqueue(.finish([(fixture.leases[1], .completed(TaskCompletion(responseBody: Array("done".utf8))))]))
+        // Long enough for several tries (each waits up to the pool's 100 ms connect timeout).
+        try await Task.sleep(for: .seconds(4))
+        #expect(log.count(Self.retryingLine) == 1, "one line per failed try floods the log while an outage lasts")
+
+        try await fixture.test.endOutage()
+        #expect(try await fixture.completes(fixture.leases[1].taskID, within: .seconds(10)), "the end written during the outage was lost")
+        #expect(try await fixture.eventTypes(of: fixture.leases[0].taskID).contains("task.isWaitingForConnectivity"))
+        #expect(log.count("writing transfer state succeeded again") == 1)
+        writer.stop()
+        await running.value
+        await fixture.test.close()
+    }
+
+    @Test("a writer cancelled meanwhile ends at once, and the reaper takes its task back", .timeLimit(.minutes(1)))
+    func cancelledWriterEnds() async throws {
+        let fixture = try await Fixture.make()
+        let log = LogRecorder()
+        let writer = fixture.writer(logger: log)
+        let ended = Atomic<Bool>(false)
+        let running = Task {
+            await writer.run()
+            ended.store(true, ordering: .releasing)
+        }
+
+        try await fixture.test.beginOutage()
+        writer.enqueue(.finish([(fixture.leases[1], .completed(TaskCompletion()))]))
+        try await Task.sleep(for: .milliseconds(300))
+        running.cancel()
+        // A cancelled sleep returns at once: the writer used to try again and again, without a
+        // pause, for as long as the database stayed away.
+        #expect(await Self.becomesTrue(within: .seconds(3)) { ended.load(ordering: .acquiring) }, "the cancelled writer did not end")
+        #expect(log.count(Self.retryingLine) <= 1, "\(log.count(Self.retryingLine)) lines of failed tries")
+
+        try await fixture.test.endOutage()
+        await running.value
+        try await fixture.expectTakenBack(fixture.leases[1].taskID)
+        await fixture.test.close()
+    }
+
+    @Test("a writer stopped meanwhile ends once its patience has run out", .timeLimit(.minutes(1)))
+    func stoppedWriterEnds() async throws {
+        let fixture = try await Fixture.make()
+        let log = LogRecorder()
+        let writer = fixture.writer(logger: log, patienceWhenStopping: .milliseconds(500))
+        let ended = Atomic<Bool>(false)
+        let running = Task {
+            await writer.run()
+            ended.store(true, ordering: .releasing)
+        }
+
+        try await fixture.test.beginOutage()
+        writer.enqueue(.finish([(fixture.leases[1], .completed(TaskCompletion()))]))
+        writer.stop()
+        #expect(await Self.becomesTrue(within: .seconds(3)) { ended.load(ordering: .acquiring) }, "the stopped writer did not end")
+        #expect(log.all.contains { $0.message.hasPrefix("the database stayed away while stopping") })
+
+        try await fixture.test.endOutage()
+        await running.value
+        try await fixture.expectTakenBack(fixture.leases[1].taskID)
+        await fixture.test.close()
+    }
+
+    private static func becomesTrue(within limit: Duration, _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition()
+    }
+}
+
+/// Two claimed data tasks of a default session, in a database whose pool waits 100 ms for a
+/// connection while the database is away; their leases last 1 s.
+private struct Fixture {
+    let test: TestDatabase
+    let tenantID: String
+    let ledger: TransferLedger
+    let leases: [LeaseToken]
+    let resumeData: ResumeDataIssuer
+
+    static func make() async throws -> Fixture {
+        let test = try await TestDatabase.make(poolSize: 2, connectTimeout: .milliseconds(100))
+        let database = test.database
+        let tenant = try await database.tenants.create(name: "outage", quotas: TenantQuotas()).tenant
+        let session = try await database.sessions.create(tenantID: tenant.id, SessionCreation(configuration: SessionConfiguration(kind: .default))).session
+        var created: [String] = []
+        for index in 0..<2 {
+            let request = TransferRequest(url: "https://origin-\(index).example/file.bin")
+            var creation = TaskCreation(kind: .data, request: request)
+            creation.startsImmediately = true
+            created.append(try await database.tasks.create(
+                tenantID: tenant.id, sessionID: session.id, creation, request: request, host: "origin-\(index).example", origin: .init()
+            ).task.id)
+        }
+        let ledger = database.transfers(instanceID: "outage", leaseDuration: .seconds(1))
+        let claimed = Dictionary(uniqueKeysWithValues: try await ledger.claim(limit: 10).map { ($0.taskID, LeaseToken(taskID: $0.taskID, epoch: $0.leaseEpoch)) })
+        let leases = try created.map { try #require(claimed[$0]) }
+        let resumeData = ResumeDataIssuer(signingKey: try await database.settings.resumeDataSigningKey())
+        return Fixture(test: test, tenantID: tenant.id, ledger: ledger, leases: leases, resumeData: resumeData)
+    }
+
+    func writer(logger log: LogRecorder, patienceWhenStopping: Duration = .seconds(5)) -> LedgerWriter {
+        LedgerWriter(
+            ledger: ledger, cookies: test.database.cookies, workers: 1, version: "test", logger: log.logger,
+            resumeData: resumeData, patienceWhenStopping: patienceWhenStopping, finished: {}
+        )
+    }
+
+    /// Whether the task is completed within `limit`.
+    func completes(_ taskID: String, within limit: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if try await test.database.tasks.find(tenantID: tenantID, id: taskID).state == .completed { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    func eventTypes(of taskID: String) async throws -> [String] {
+        try await test.database.pool.withConnection { connection in
+            try connection.query("SELECT type FROM events WHERE task_id = $1 ORDER BY position", [taskID]).map { try $0.decode("type", as: String.self) }
+        }
+    }
+
+    /// A given-up end is not lost: once the lease has lapsed, another instance's reaper
+    /// completes the task (a default session's, with -1005), as after a kill.
+    func expectTakenBack(_ taskID: String) async throws {
+        try await Task.sleep(for: .milliseconds(1200))
+        try await test.database.transfers(instanceID: "another").reapExpiredLeases(resumeData: resumeData)
+        let task = try await test.database.tasks.find(tenantID: tenantID, id: taskID)
+        #expect(task.state == .completed)
+        #expect(try await eventTypes(of: taskID).contains("task.didCompleteWithError"))
+    }
+}

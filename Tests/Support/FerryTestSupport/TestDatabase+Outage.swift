@@ -1,0 +1,33 @@
+import Postgres
+
+extension TestDatabase {
+    /// The database goes away for its pools, as when its server is down: new connections are
+    /// refused and the open ones are ended. Only this test's database: the cluster is shared by
+    /// the tests running alongside.
+    public func beginOutage() async throws {
+        try await Self.administer { admin in
+            // ALTER DATABASE takes no parameters; the name was made by `make`, not by a test.
+            try admin.executeScript("ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS false")
+            try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name])
+        }
+    }
+
+    /// The database is back.
+    public func endOutage() async throws {
+        try await Self.administer { admin in
+            try admin.executeScript("ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS true")
+        }
+    }
+
+    private static func administer(_ body: @escaping @Sendable (PostgresConnection) throws -> Void) async throws {
+        let cluster = try await TestPostgres.cluster()
+        let admin = PostgresPool(configuration: .init(conninfo: cluster.conninfo(database: "postgres"), size: 1), logger: quietLogger)
+        do {
+            try await admin.withConnection(body)
+        } catch {
+            await admin.close()
+            throw error
+        }
+        await admin.close()
+    }
+}
