@@ -48,6 +48,9 @@ extension TransferLedger {
                 """,
                 [limit, instanceID]
             )
+            var completions = CompletionBatch()
+            var events = EventBatch()
+            var completedSessions: Set<String> = []
             for row in rows {
                 let taskID: String = try row.decode("id")
                 let tenantID: String = try row.decode("tenant_id")
@@ -65,7 +68,8 @@ extension TransferLedger {
                         tenantID: tenantID, taskID: taskID, originalRequest: originalRequest,
                         currentRequest: try row.decodeJSONIfPresent("current_request", as: TransferRequest.self), checkpoint: checkpoint,
                         resumeData: try Self.producesResumeData(row) ? resumeData : nil
-                    ).write(ref, kind: kind, on: connection)
+                    ).write(ref, kind: kind, into: &completions, events: &events, on: connection)
+                    completedSessions.insert(ref.sessionID)
                 case (.running, .default), (.running, .ephemeral):
                     let token = resumeData.token(tenantID: tenantID, taskID: taskID, originalRequest: originalRequest, checkpoint: checkpoint)
                     try TaskCompletion(
@@ -74,7 +78,8 @@ extension TransferLedger {
                             reason: "the Ferry instance running this transfer stopped", resumeData: token
                         ),
                         checkpoint: token == nil ? nil : checkpoint
-                    ).write(ref, kind: kind, on: connection)
+                    ).write(ref, kind: kind, into: &completions, events: &events, on: connection)
+                    completedSessions.insert(ref.sessionID)
                 default:
                     try connection.execute(
                         "UPDATE tasks SET lease_owner = NULL, lease_expires_at = NULL, stop_reason = NULL, updated_at = now() WHERE id = $1",
@@ -83,6 +88,13 @@ extension TransferLedger {
                     try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.work, taskID])
                 }
             }
+            try completions.flush(on: connection)
+            // The invalidating sessions whose last task ended here are locked once, together, in
+            // id order, as an owner's `finish` and the other ends lock them. Locked one by one as
+            // each task came (in lease-expiry order), the reaper could hold one session and wait
+            // for another that a `finish` held while waiting for the first: a deadlock.
+            try SessionInvalidation.finishIfLastTasks(ofSessions: completedSessions, events: &events, on: connection)
+            try events.flush(on: connection)
             return rows.count
         }
     }
