@@ -6,7 +6,8 @@ import NIOPosix
 
 /// `PUT /v1/tasks/{id}/body`: the body of an upload task created with `{"stream": true}`
 /// (uploadTask(withStreamedRequest:)), streamed to the origin as it arrives. The task asks for
-/// it with `task.needNewBodyStream`; sending it before the task starts is fine too.
+/// it with `task.needNewBodyStream`; sending it before the task starts, or right after resuming
+/// it, is fine too: it goes to the stream the task asks for next (the answer says which).
 struct BodyStreamRoutes {
     let services: APIServices
 
@@ -29,7 +30,10 @@ struct BodyStreamRoutes {
                 let fd = open(body, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
                 guard fd >= 0 else {
                     if errno == EEXIST {
-                        throw APIError.conflict("Body stream \(generation) of this task was already sent; wait for task.needNewBodyStream to send another.")
+                        throw APIError.conflict(
+                            "Body stream \(generation) of this task was already sent. Send the next one (generation \(generation + 1)) "
+                                + "once the task asks for it with task.needNewBodyStream, or resume the suspended task first."
+                        )
                     }
                     throw APIError.unavailable("The body stream cannot be stored right now.")
                 }

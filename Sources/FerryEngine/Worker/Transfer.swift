@@ -101,7 +101,8 @@ final class Transfer: CurlTransferDelegate {
     var isWaitingForBody = false
     /// A streamed body: curl waits for bytes the client has not sent yet.
     var isReadPaused = false
-    private var bodyStreamGeneration = 0
+    /// The body stream the next `requestBodyStream()` asks for.
+    private var nextBodyStreamGeneration = 1
 
     /// When a download next asks whether the disk has room (see `DiskSpace`).
     var nextSpaceCheck: Int64 = 0
@@ -145,8 +146,9 @@ final class Transfer: CurlTransferDelegate {
         self.sendsBody = job.claim.requestBody != nil || job.claim.uploadSource != nil
         self.cookies = job.claim.cookies
         // After a suspend, a retry or a takeover, the streams asked for before are spent (the
-        // API refuses a stream again under a generation it already has).
-        self.bodyStreamGeneration = job.claim.bodyStreamGeneration
+        // API refuses a stream again under a generation it already has): the claim counted the
+        // one this transfer asks for first, and the API takes a body for it from then on.
+        self.nextBodyStreamGeneration = max(1, job.claim.bodyStreamGeneration)
         self.easy.delegate = self
     }
 
@@ -177,13 +179,14 @@ final class Transfer: CurlTransferDelegate {
     /// body must be sent again (a 307/308, an authentication round), since a stream cannot rewind.
     func requestBodyStream() {
         guard let uploadBody, uploadBody.isStreamed else { return }
-        bodyStreamGeneration += 1
-        uploadBody.beginStream(generation: bodyStreamGeneration)
+        let generation = nextBodyStreamGeneration
+        nextBodyStreamGeneration += 1
+        uploadBody.beginStream(generation: generation)
         isWaitingForBody = true
         isReadPaused = false
         // The client has `timeoutIntervalForRequest` from now to start sending.
         lastActivity = .now
-        emit(.taskNeedNewBodyStream, ["generation": .number(Double(bodyStreamGeneration))])
+        emit(.taskNeedNewBodyStream, ["generation": .number(Double(generation))])
     }
 
     /// Whether a waiting transfer can start its exchange: the client began sending the body.

@@ -38,8 +38,8 @@ public struct ClaimedTask: Sendable {
     /// priority of a waiting task later (`NotificationChannel.priority`).
     public var priority: Double = TaskPriority.default
     public var taskIdentifier: Int64 = 0
-    /// The last body stream an earlier transfer of the task asked for (`task.needNewBodyStream`):
-    /// this one asks for the next, so the client's new stream is not refused as one already sent.
+    /// The body stream this transfer asks for first (`task.needNewBodyStream`), counted by the
+    /// claim: one after those earlier transfers of the task asked for, which are spent.
     public var bodyStreamGeneration = 0
 
     public init(

@@ -137,6 +137,10 @@ public struct TransferLedger: Sendable {
                     lease_expires_at = now() + make_interval(secs => $3),
                     lease_epoch = t.lease_epoch + 1,
                     attempt_count = t.attempt_count + 1,
+                    -- A streamed upload's transfer asks for a new body stream first (those asked
+                    -- for before are spent): counted here, so that a body the client PUTs before
+                    -- the transfer's task.needNewBodyStream is written goes to that stream.
+                    body_stream_generation = t.body_stream_generation + CASE WHEN t.upload_source ? 'stream' THEN 1 ELSE 0 END,
                     stop_reason = NULL,
                     started_at = coalesce(t.started_at, now()),
                     resource_deadline = coalesce(t.resource_deadline,

@@ -1,6 +1,8 @@
 import FerryCore
+import FerryTestSupport
 import HTTPTypes
 import Testing
+import TestOrigin
 
 @Suite("PUT /v1/tasks/{id}/body: a streamed upload's body", .sharedHarnesses)
 struct BodyStreamTests {
@@ -28,4 +30,74 @@ struct BodyStreamTests {
             expectProblem(try await tenant.send(.put, "/v1/blobs", raw: [1]), status: .forbidden)
         }
     }
+
+    @Test("a body PUT right after a resume goes to the stream the resumed task asks for", .timeLimit(.minutes(1)))
+    func bodyRightAfterResume() async throws {
+        let first = TestOrigin.pattern(count: 50_000, seed: 20)
+        let second = TestOrigin.pattern(count: 50_000, seed: 21)
+        // The first request is held until the task is suspended (its connection is then cut).
+        let origin = try TestOrigin { request, responder in
+            if request.body == first { responder.pause(seconds: 5) }
+            try responder.respond(status: 200, body: Array("\(request.body == second)".utf8))
+        }
+        defer { origin.stop() }
+        try await APIHarness.runWithEngine { api, ferry in
+            let tenant = try await api.makeTenant()
+            let session = try await tenant.createSession()
+            let task = try await tenant.createTask(in: session.id, [
+                "kind": "upload", "request": ["url": .string(origin.url("/in")), "httpMethod": "PUT"], "body": ["stream": true],
+                "resume": true,
+            ])
+            let sent = try await tenant.send(.put, "/v1/tasks/\(task.id)/body", raw: first)
+            #expect(sent.status == .ok)
+            #expect(try sent.decode(BodyStreamReply.self).generation == 1)
+            try await waitUntil(timeout: .seconds(10)) { !origin.requests(path: "/in").isEmpty }
+            _ = try await tenant.command(.suspend, task.id)
+            // Handed back by its transfer: nothing runs it until it is resumed.
+            try await waitUntil(timeout: .seconds(10)) {
+                try await api.database.pool.withConnection { connection in
+                    try connection.query("SELECT lease_owner IS NULL FROM tasks WHERE id = $1", [task.id]).firstRow().decode(0, as: Bool.self)
+                }
+            }
+
+            // The client sends the new body at once, before the task's task.needNewBodyStream
+            // for it is written (that took a claim, a worker and a commit): it was refused with
+            // 409, as a second copy of stream 1.
+            _ = try await tenant.command(.resume, task.id)
+            let resent = try await tenant.send(.put, "/v1/tasks/\(task.id)/body", raw: second)
+            #expect(resent.status == .ok, "\(resent)")
+            #expect((try? resent.decode(BodyStreamReply.self).generation) == 2)
+
+            let done = try await tenant.task(task.id, wait: 20)
+            #expect(done.state == "completed")
+            #expect(done.error == nil)
+            #expect(try await tenant.data(task.id) == Array("true".utf8))
+            let asked = try await ferry.eventData(of: task.id, type: "task.needNewBodyStream").map { $0["generation"] }
+            #expect(asked == [1, 2])
+        }
+    }
+
+    @Test("a suspended task that ran takes its next body for the next stream, once; the 409 names the one after", .timeLimit(.minutes(1)))
+    func suspendedTaskTakesTheNextStream() async throws {
+        try await APIHarness.run { api in
+            let tenant = try await api.makeTenant()
+            let session = try await tenant.createSession()
+            let task = try await streamTask(tenant, in: session.id)
+            // As a transfer that asked for stream 1 and was suspended leaves it.
+            try await api.database.pool.withConnection { connection in
+                try connection.execute("UPDATE tasks SET body_stream_generation = 1 WHERE id = $1", [task.id])
+            }
+            let sent = try await tenant.send(.put, "/v1/tasks/\(task.id)/body", raw: [1, 2, 3])
+            #expect(sent.status == .ok, "\(sent)")
+            #expect((try? sent.decode(BodyStreamReply.self).generation) == 2)
+            let problem = expectProblem(try await tenant.send(.put, "/v1/tasks/\(task.id)/body", raw: [1]), status: .conflict)
+            #expect(problem?.detail.contains("Body stream 2") == true, "\(String(describing: problem))")
+            #expect(problem?.detail.contains("generation 3") == true, "\(String(describing: problem))")
+        }
+    }
+}
+
+private struct BodyStreamReply: Decodable {
+    var generation: Int
+    var size: Int64
 }
