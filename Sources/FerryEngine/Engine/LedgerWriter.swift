@@ -97,6 +97,10 @@ final class LedgerWriter: Sendable {
     /// on (and stops renewing leases) only once their transaction has committed.
     var isIdle: Bool { queue.withLock { $0.writes.isEmpty && !$0.isPerforming } }
 
+    /// Writes are refused from now on: after the final drain, or once what was left was given
+    /// up (`giveUp`). Nothing more that waits to be written will be.
+    var refusesWrites: Bool { queue.withLock { $0.isStopped } }
+
     /// Writes until `stop()`, then drains what is queued.
     func run() async {
         for await _ in rings {

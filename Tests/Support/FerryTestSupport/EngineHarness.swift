@@ -70,6 +70,13 @@ public final class EngineHarness: Sendable {
         _ = try? await running.value
     }
 
+    /// Cancels the instance, as a service group does when another of its services fails, and
+    /// waits until it has ended.
+    public func cancel() async {
+        running.cancel()
+        _ = try? await running.value
+    }
+
     /// Runs `body` with a fresh instance, stopping it afterwards whatever happens.
     public static func run<T: Sendable>(
         instanceID: String = "test-instance",
