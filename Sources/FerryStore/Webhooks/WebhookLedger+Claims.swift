@@ -65,9 +65,11 @@ extension WebhookLedger {
                 }
             }
             let claimed = try ClaimedDelivery.load(ids: ids, on: connection)
-            // Heads left behind are due now; only without them is the wait worth a pass over
-            // every pending delivery (in bench/decisions.sh's data tasks, 184 ms of PostgreSQL's
-            // time, against 951 ms for the claims themselves).
+            // The heads left behind were due as the claim began, so the next due time is now:
+            // only without them is it worth a pass over every pending delivery (in
+            // bench/decisions.sh's data tasks, 184 ms of PostgreSQL's time against 951 ms for the
+            // claims themselves). Should slots take them all meanwhile, a retry that falls due
+            // within the idle poll waits for a ring or the poll.
             guard candidates.isEmpty else { return (claimed, candidates, full, .zero) }
             let nextDue = try connection.query(
                 """
@@ -93,16 +95,18 @@ extension WebhookLedger {
                    p.next_attempt_at, p.lease_expires_at, p.stream_id, p.sequence
             FROM webhook_deliveries p WHERE p.status = 'pending' AND p.id <> ALL($6::text[])
             ORDER BY p.endpoint_id, p.stream_id, p.sequence
+        ), active_endpoints AS (
+            -- The heads' active endpoints and their limits, as a map looked up once per head:
+            -- joined (or looked up one by one), the planner compared every head with every
+            -- endpoint (see `ClaimPlanTests`).
+            SELECT coalesce(jsonb_object_agg(w.id, least(w.maximum_in_flight, $2)), '{}') AS limits
+            FROM webhook_endpoints w
+            WHERE w.status = 'active' AND w.id IN (SELECT DISTINCT endpoint_id FROM heads)
         ), ready AS (
-            -- Each head's endpoint looked up by key (OFFSET 0 keeps it so): joined, the planner
-            -- compared every head with every endpoint (see `ClaimPlanTests`).
-            SELECT d.id, d.endpoint_id, d.tenant_id, d.next_attempt_at, w.endpoint_limit, d.stream_id, d.sequence, d.task_id
-            FROM heads d
-            CROSS JOIN LATERAL (
-                SELECT least(w.maximum_in_flight, $2) AS endpoint_limit FROM webhook_endpoints w
-                WHERE w.id = d.endpoint_id AND w.status = 'active' OFFSET 0
-            ) w
-            WHERE d.next_attempt_at <= now()
+            SELECT d.id, d.endpoint_id, d.tenant_id, d.next_attempt_at, (m.limits ->> d.endpoint_id)::int AS endpoint_limit,
+                   d.stream_id, d.sequence, d.task_id
+            FROM heads d CROSS JOIN active_endpoints m
+            WHERE m.limits ? d.endpoint_id AND d.next_attempt_at <= now()
               AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
               -- A session's own events (no task) also wait for every earlier delivery of
               -- its tasks to this endpoint: the delegate queue is serial, so
