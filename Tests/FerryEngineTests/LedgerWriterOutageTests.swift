@@ -98,30 +98,20 @@ struct LedgerWriterOutageTests {
 /// connection while the database is away; their leases last 1 s.
 private struct Fixture {
     let test: TestDatabase
-    let tenantID: String
+    let tasks: ClaimedDataTasks
     let ledger: TransferLedger
-    let leases: [LeaseToken]
     let resumeData: ResumeDataIssuer
+
+    var tenantID: String { tasks.tenantID }
+    var leases: [LeaseToken] { tasks.leases }
 
     static func make() async throws -> Fixture {
         let test = try await TestDatabase.make(poolSize: 2, connectTimeout: .milliseconds(100))
         let database = test.database
-        let tenant = try await database.tenants.create(name: "outage", quotas: TenantQuotas()).tenant
-        let session = try await database.sessions.create(tenantID: tenant.id, SessionCreation(configuration: SessionConfiguration(kind: .default))).session
-        var created: [String] = []
-        for index in 0..<2 {
-            let request = TransferRequest(url: "https://origin-\(index).example/file.bin")
-            var creation = TaskCreation(kind: .data, request: request)
-            creation.startsImmediately = true
-            created.append(try await database.tasks.create(
-                tenantID: tenant.id, sessionID: session.id, creation, request: request, host: "origin-\(index).example", origin: .init()
-            ).task.id)
-        }
         let ledger = database.transfers(instanceID: "outage", leaseDuration: .seconds(1))
-        let claimed = Dictionary(uniqueKeysWithValues: try await ledger.claim(limit: 10).map { ($0.taskID, LeaseToken(taskID: $0.taskID, epoch: $0.leaseEpoch)) })
-        let leases = try created.map { try #require(claimed[$0]) }
+        let tasks = try await ClaimedDataTasks.make(count: 2, tenantName: "outage", in: database, claimedBy: ledger)
         let resumeData = ResumeDataIssuer(signingKey: try await database.settings.resumeDataSigningKey())
-        return Fixture(test: test, tenantID: tenant.id, ledger: ledger, leases: leases, resumeData: resumeData)
+        return Fixture(test: test, tasks: tasks, ledger: ledger, resumeData: resumeData)
     }
 
     func writer(logger log: LogRecorder, patienceWhenStopping: Duration = .seconds(5)) -> LedgerWriter {
@@ -133,12 +123,7 @@ private struct Fixture {
 
     /// Whether the task is completed within `limit`.
     func completes(_ taskID: String, within limit: Duration) async throws -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if try await test.database.tasks.find(tenantID: tenantID, id: taskID).state == .completed { return true }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return false
+        try await tasks.completes(taskID, within: limit, in: test.database)
     }
 
     func eventTypes(of taskID: String) async throws -> [String] {

@@ -13,21 +13,10 @@ struct LedgerWriterRefusalTests {
     func refusedWriteIsSetAside() async throws {
         let test = try await TestDatabase.make(poolSize: 4)
         let database = test.database
-        let tenant = try await database.tenants.create(name: "refusals", quotas: TenantQuotas()).tenant
-        let session = try await database.sessions.create(tenantID: tenant.id, SessionCreation(configuration: SessionConfiguration(kind: .default))).session
-        var created: [String] = []
-        for index in 0..<2 {
-            let request = TransferRequest(url: "https://origin-\(index).example/file.bin")
-            var creation = TaskCreation(kind: .data, request: request)
-            creation.startsImmediately = true
-            created.append(try await database.tasks.create(
-                tenantID: tenant.id, sessionID: session.id, creation, request: request, host: "origin-\(index).example", origin: .init()
-            ).task.id)
-        }
-        let taskIDs = created
         let ledger = database.transfers(instanceID: "refusals")
-        let leases = Dictionary(uniqueKeysWithValues: try await ledger.claim(limit: 10).map { ($0.taskID, LeaseToken(taskID: $0.taskID, epoch: $0.leaseEpoch)) })
-        let (refused, written) = (try #require(leases[taskIDs[0]]), try #require(leases[taskIDs[1]]))
+        let tasks = try await ClaimedDataTasks.make(count: 2, tenantName: "refusals", in: database, claimedBy: ledger)
+        let (refused, written) = (tasks.leases[0], tasks.leases[1])
+        let taskIDs = tasks.leases.map(\.taskID)
         let writer = LedgerWriter(
             ledger: ledger, cookies: database.cookies, workers: 1, version: "test", logger: quietLogger,
             resumeData: ResumeDataIssuer(signingKey: try await database.settings.resumeDataSigningKey()), finished: {}
@@ -39,10 +28,10 @@ struct LedgerWriterRefusalTests {
         writer.enqueue(.events([OwnerEvent(lease: refused, type: .taskIsWaitingForConnectivity, data: ["text": "a\u{0}b"])]))
         writer.enqueue(.events([OwnerEvent(lease: written, type: .taskIsWaitingForConnectivity, data: [:])]))
         writer.enqueue(.finish([(written, .completed(TaskCompletion(responseBody: Array("done".utf8))))]))
-        #expect(try await Self.completes(written.taskID, tenantID: tenant.id, in: database), "the writes after the refused one were held up")
+        #expect(try await tasks.completes(written.taskID, within: .seconds(20), in: database), "the writes after the refused one were held up")
         // And the queue goes on after it.
         writer.enqueue(.finish([(refused, .completed(TaskCompletion()))]))
-        #expect(try await Self.completes(refused.taskID, tenantID: tenant.id, in: database))
+        #expect(try await tasks.completes(refused.taskID, within: .seconds(20), in: database))
         writer.stop()
         await running.value
 
@@ -55,15 +44,5 @@ struct LedgerWriterRefusalTests {
         #expect(types.contains("written task.isWaitingForConnectivity"), "\(types)")
         #expect(types.contains("written task.didCompleteWithError"), "\(types)")
         await test.close()
-    }
-
-    /// Whether the task is completed within 20 s (a refused write used to be retried for ever).
-    private static func completes(_ taskID: String, tenantID: String, in database: FerryDatabase) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if try await database.tasks.find(tenantID: tenantID, id: taskID).state == .completed { return true }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return false
     }
 }
