@@ -83,6 +83,37 @@ struct StreamedUploadTests {
         }
     }
 
+    @Test("a Digest challenge asks for the body again, and the new stream is sent with the answer", .timeLimit(.minutes(1)))
+    func digestChallenge() async throws {
+        let payload = TestOrigin.pattern(count: 200_000, seed: 12)
+        let origin = try TestOrigin(TestOrigin.routes([
+            "/vault": { request, responder in
+                guard try responder.requireDigestAuth(user: "ada", password: "lovelace", realm: "vault") else { return }
+                try responder.respond(status: 201, body: Array("\(request.body == payload)".utf8))
+            },
+        ]))
+        defer { origin.stop() }
+        try await EngineHarness.run { ferry in
+            let session = try await ferry.makeSession()
+            _ = try await ferry.database.database.credentials.set(
+                tenantID: ferry.tenant.id, sessionID: session.id,
+                space: ProtectionSpace(host: "127.0.0.1", port: origin.port, protocol: "http", realm: nil, authenticationMethod: .default),
+                user: "ada", password: "lovelace"
+            )
+            let task = try await start(ferry, session: session, url: origin.url("/vault"), timeoutInterval: 20)
+            try await stream(payload, ferry: ferry, taskID: task.id, generation: 1)
+            // The answer to the challenge needs the body again: stream 2, once asked for.
+            for _ in 0..<100 where try await ferry.eventTypes(of: task.id).filter({ $0 == "task.needNewBodyStream" }).count < 2 {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            try await stream(payload, ferry: ferry, taskID: task.id, generation: 2)
+            let done = try await ferry.completion(of: task.id, timeout: .seconds(30))
+            #expect(done.error == nil, "\(origin.requests(path: "/vault").map { "\($0.method) \($0.body.count) \($0.header("Authorization") ?? "-")" })")
+            #expect(done.response?.statusCode == 201)
+            #expect(try await ferry.responseBody(of: task.id) == Array("true".utf8))
+        }
+    }
+
     @Test("after a suspend and a resume, the task asks for a new stream, and sends that one")
     func resumedAsksForANewStream() async throws {
         let first = TestOrigin.pattern(count: 200_000, seed: 10)
