@@ -1,3 +1,4 @@
+import FerryCore
 import Synchronization
 
 /// The process-wide bound on what transfers hold in memory (`FERRY_MEMORY_BUDGET_BYTES`): data
@@ -33,6 +34,14 @@ public final class MemoryBudget: Sendable {
 
     func give(_ bytes: Int) {
         used.subtract(bytes, ordering: .relaxed)
+    }
+
+    /// How a data task whose body does not fit ends (-1103), saying why.
+    func spent(failingURL: String) -> TransferError {
+        TransferError(
+            code: .dataLengthExceedsMaximum, failingURL: failingURL,
+            reason: "Ferry's memory for data-task bodies (\(capacity / (1024 * 1024)) MiB, shared by all transfers) is in use; retry later, or use a download task"
+        )
     }
 
     /// What one transfer holds; given back when the last reference goes (the transfer's end has

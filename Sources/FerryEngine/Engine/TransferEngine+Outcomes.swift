@@ -43,12 +43,19 @@ extension TransferEngine {
             // written in the end's transaction.
             var lastEvents = [Self.lastSendBodyDataEvent(of: ended), Self.lastWriteDataEvent(of: ended)].compactMap { $0 }
                 + DataEvents.remainder(of: ended)
-            var completion = await completion(of: ended, error: policyError, attachesResumeData: attachesResumeData)
-            if ended.notModified {
-                let told: [OwnerEvent]
-                (completion, told) = await answeredFromCache(completion, of: ended)
-                lastEvents += told
+            let cachedBody = holdCachedBody(of: ended)
+            var completion: TaskCompletion
+            if let cachedBody, !cachedBody.fits, let budget = ended.job.memory {
+                completion = TaskCompletion(error: budget.spent(failingURL: ended.currentRequest.url), metrics: try? JSONValue(encoding: ended.metrics))
+            } else {
+                completion = await self.completion(of: ended, error: policyError, attachesResumeData: attachesResumeData)
+                if ended.notModified {
+                    let told: [OwnerEvent]
+                    (completion, told) = await answeredFromCache(completion, of: ended)
+                    lastEvents += told
+                }
             }
+            defer { withExtendedLifetime(cachedBody?.reservation) {} }
             // A data task's `willCacheResponse` comes before its `didCompleteWithError` (and
             // after its last data), so its response is stored before the end is queued. A
             // download's is stored after: nothing its delegate hears depends on it, and the next

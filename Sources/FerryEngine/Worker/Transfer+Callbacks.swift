@@ -172,10 +172,7 @@ extension Transfer {
         guard needed > reservation.heldBytes else { return true }
         let announced = bytesExpectedToReceive > 0 ? Int(clamping: min(bytesExpectedToReceive, Int64(job.maximumDataBytes))) : 0
         guard reservation.grow(by: max(needed, announced) - reservation.heldBytes) else {
-            failure = TransferError(
-                code: .dataLengthExceedsMaximum, failingURL: request.url,
-                reason: "Ferry's memory for data-task bodies (\(budget.capacity / (1024 * 1024)) MiB, shared by all transfers) is in use; retry later, or use a download task"
-            )
+            failure = budget.spent(failingURL: request.url)
             return false
         }
         // What is counted is what is allocated: no doubling growth past the announced length.

@@ -14,7 +14,8 @@ struct CachedResponseEventsTests {
     final class Receiver: Sendable {
         let origin: TestOrigin
 
-        init(later: String) throws {
+        /// `taking`: how long the later answers take.
+        init(later: String, taking delay: TimeInterval = 0) throws {
             let answered = Mutex(0)
             origin = try TestOrigin { request, responder in
                 let type = (try? JSONValue.parse(request.body))?["type"]?.stringValue ?? ""
@@ -25,6 +26,7 @@ struct CachedResponseEventsTests {
                         return count
                     }
                     reply = count == 1 ? #"{"disposition": "allow"}"# : later
+                    if count > 1, delay > 0 { Thread.sleep(forTimeInterval: delay) }
                 }
                 try responder.respond(status: 200, headers: [("Content-Type", "application/json")], body: Array(reply.utf8))
             }
@@ -34,11 +36,15 @@ struct CachedResponseEventsTests {
     }
 
     static let body = Array("a body from the cache".utf8)
+    static let largeBody = TestOrigin.pattern(count: 300_000, seed: 21)
 
     private func origin() throws -> TestOrigin {
         try TestOrigin(TestOrigin.routes([
             "/fresh": { request, responder in
                 try responder.serveResource(Self.body, for: request, extraHeaders: [("Cache-Control", "max-age=600")])
+            },
+            "/large": { request, responder in
+                try responder.serveResource(Self.largeBody, for: request, extraHeaders: [("Cache-Control", "max-age=600")])
             },
             "/validated": { request, responder in
                 try responder.serveResource(Self.body, for: request, etag: "\"v1\"", extraHeaders: [("Cache-Control", "no-cache")])
@@ -127,6 +133,57 @@ struct CachedResponseEventsTests {
             #expect(try ferry.downloadedFile(of: task.id) == Self.body)
             let types = try await ferry.eventTypes(of: task.id)
             #expect(types.starts(with: ["task.didCreateTask", "dataTask.didReceiveResponse", "dataTask.didBecomeDownloadTask", "downloadTask.didWriteData", "downloadTask.didFinishDownloadingTo"]))
+        }
+    }
+
+    @Test("while its decision waits, a cached body counts in the memory budget, as one from the network does")
+    func cachedBodyInMemoryBudget() async throws {
+        let origin = try origin()
+        let receiver = try Receiver(later: #"{"disposition": "allow"}"#, taking: 1.5)
+        defer { origin.stop(); receiver.origin.stop() }
+        try await EngineHarness.run(webhooks: EngineDecisionTests.webhooks) { ferry in
+            let session = try await session(ferry, receiver: receiver)
+            let first = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: origin.url("/large")).id)
+            #expect(first.error == nil)
+            try await Task.sleep(for: .milliseconds(200))
+            let second = try await ferry.startTask(in: session, kind: .data, url: origin.url("/large"))
+            var most = 0
+            for _ in 0..<50 {
+                most = max(most, ferry.engine.memory.usedBytes)
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(most >= Self.largeBody.count, "the most the budget held while the decision waited: \(most) bytes")
+            let done = try await ferry.completion(of: second.id)
+            #expect(done.error == nil)
+            #expect(try await ferry.responseBody(of: second.id) == Self.largeBody)
+            #expect(origin.requests(path: "/large").count == 1, "the second task's body came from the cache")
+            #expect(ferry.engine.memory.usedBytes == 0, "given back once the end was queued")
+        }
+    }
+
+    @Test("a cached body that does not fit in the memory budget fails its task with -1103, as one from the network does")
+    func cachedBodyOverMemoryBudget() async throws {
+        let origin = try origin()
+        let receiver = try Receiver(later: #"{"disposition": "allow"}"#, taking: 1.5)
+        defer { origin.stop(); receiver.origin.stop() }
+        // Data tasks' bodies get three quarters of the budget: 375,000 bytes, room for one body.
+        try await EngineHarness.run(webhooks: EngineDecisionTests.webhooks, configure: { $0.memoryBudgetBytes = 500_000 }) { ferry in
+            let session = try await session(ferry, receiver: receiver)
+            let first = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: origin.url("/large")).id)
+            #expect(first.error == nil)
+            try await Task.sleep(for: .milliseconds(200))
+            // Both from the cache: while one's decision holds its body, the other's does not fit.
+            let started = [
+                try await ferry.startTask(in: session, kind: .data, url: origin.url("/large")),
+                try await ferry.startTask(in: session, kind: .data, url: origin.url("/large")),
+            ]
+            var ended: [TaskRecord] = []
+            for task in started { ended.append(try await ferry.completion(of: task.id)) }
+            #expect(ended.filter { $0.error == nil }.count == 1)
+            let failed = try #require(ended.first { $0.error != nil })
+            #expect(failed.error?.code == URLErrorCode.dataLengthExceedsMaximum.rawValue)
+            #expect(failed.error?.reason?.contains("memory for data-task bodies") == true)
+            #expect(origin.requests(path: "/large").count == 1)
         }
     }
 }
