@@ -49,6 +49,11 @@ public struct APIError: Error, HTTPResponseError, Sendable, CustomStringConverti
         APIError(status: .contentTooLarge, slug: "too-large", title: "The request body is too large.", detail: detail)
     }
 
+    /// The server's disk is at its reserve (RFC 4918's 507).
+    public static func insufficientStorage(_ detail: String) -> APIError {
+        APIError(status: .init(code: 507, reasonPhrase: "Insufficient Storage"), slug: "insufficient-storage", title: "The server cannot store more now.", detail: detail)
+    }
+
     public static func unavailable(_ detail: String) -> APIError {
         APIError(status: .serviceUnavailable, slug: "unavailable", title: "The service is temporarily unavailable.", detail: detail)
     }

@@ -22,10 +22,14 @@ struct BlobRoutes {
                 throw APIError.tooLarge("A blob may be at most \(limit) bytes.")
             }
             try await QuotaGuard(tenants: services.database.tenants).checkStorage(for: context.tenant)
-            try await NIOThreadPool.singleton.runIfActive { [files = services.files] in try files.createDirectories(tenantID: tenantID) }
+            let disk = DiskReserveGuard(services.diskSpace)
+            try await NIOThreadPool.singleton.runIfActive { [files = services.files] in
+                try disk.check(writing: request.headers[.contentLength].flatMap(Int64.init) ?? 0)
+                try files.createDirectories(tenantID: tenantID)
+            }
             let id = IDs.make("blb")
             let path = try services.files.path(.blobs, tenantID: tenantID, name: id)
-            let written = try await BlobWriter.write(request.body, to: path, limit: limit)
+            let written = try await BlobWriter.write(request.body, to: path, limit: limit, disk: disk)
             do {
                 let blob = try await services.database.blobs.create(id: id, tenantID: tenantID, size: written.size, sha256: written.sha256)
                 return try JSONResponse.make(BlobView(blob), status: .created, headers: [.location: "/v1/blobs/\(id)"])
@@ -72,7 +76,7 @@ struct BlobView: Encodable, Sendable {
 /// Streams a request body into a file chunk by chunk — writes on NIO's blocking thread pool,
 /// never an event loop — hashing as it goes; synced and renamed into place when complete.
 enum BlobWriter {
-    static func write(_ body: RequestBody, to path: String, limit: Int64) async throws -> (size: Int64, sha256: String) {
+    static func write(_ body: RequestBody, to path: String, limit: Int64, disk: DiskReserveGuard) async throws -> (size: Int64, sha256: String) {
         let partial = path + ".uploading"
         let descriptor = try await NIOThreadPool.singleton.runIfActive {
             let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -88,6 +92,7 @@ enum BlobWriter {
                 chunk.withUnsafeReadableBytes { digest.update($0) }
                 let bytes = chunk
                 try await NIOThreadPool.singleton.runIfActive {
+                    try disk.admit(bytes.readableBytes)
                     try bytes.withUnsafeReadableBytes { try FileWriting.writeAll(descriptor, $0) }
                 }
             }

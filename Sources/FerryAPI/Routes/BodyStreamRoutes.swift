@@ -25,7 +25,9 @@ struct BodyStreamRoutes {
             let done = try files.path(.streams, tenantID: tenantID, name: TenantFiles.streamDoneName(taskID: taskID, generation: generation))
             let abandoned = try files.path(.streams, tenantID: tenantID, name: TenantFiles.streamAbandonedName(taskID: taskID, generation: generation))
 
+            let disk = DiskReserveGuard(services.diskSpace)
             let descriptor = try await NIOThreadPool.singleton.runIfActive {
+                try disk.check(writing: request.headers[.contentLength].flatMap(Int64.init) ?? 0)
                 try files.createDirectories(tenantID: tenantID)
                 let fd = open(body, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
                 guard fd >= 0 else {
@@ -46,6 +48,7 @@ struct BodyStreamRoutes {
                     size += Int64(chunk.readableBytes)
                     guard size <= limit else { throw APIError.tooLarge("A streamed body may be at most \(limit) bytes.") }
                     try await NIOThreadPool.singleton.runIfActive {
+                        try disk.admit(chunk.readableBytes)
                         try chunk.withUnsafeReadableBytes { try FileWriting.writeAll(descriptor, $0) }
                     }
                 }

@@ -58,7 +58,7 @@ struct APIHarness: Sendable {
     /// A fresh database, a running hub and the router; no transfer engine. The database and the
     /// data folder are removed afterwards: there are hundreds of cases.
     static func runFresh<T: Sendable>(
-        server: Server = .inProcess, _ body: @escaping @Sendable (APIHarness) async throws -> T
+        server: Server = .inProcess, diskSpace: DiskSpace? = nil, _ body: @escaping @Sendable (APIHarness) async throws -> T
     ) async throws -> T {
         let dataDirectory = try TestScratch.folder(named: "api-data")
         defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
@@ -66,13 +66,14 @@ struct APIHarness: Sendable {
         let hub = NotificationHub(conninfo: testDatabase.conninfo, logger: quietLogger)
         let outcome: Result<T, any Error>
         do {
-            let services = APIServices(
+            var services = APIServices(
                 database: testDatabase.database,
                 resumeData: ResumeDataIssuer(signingKey: try await testDatabase.database.settings.resumeDataSigningKey()),
                 hub: hub,
                 files: TenantFiles(dataDirectory: dataDirectory),
                 readiness: { Readiness(databaseReachable: true, migrationsApplied: true, workersRunning: false) }
             )
+            services.diskSpace = diskSpace
             outcome = .success(try await withRunning(hub) { try await serve(services, server: server, body) })
         } catch {
             outcome = .failure(error)
