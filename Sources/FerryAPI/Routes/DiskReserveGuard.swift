@@ -18,9 +18,10 @@ final class DiskReserveGuard: Sendable {
         self.disk = disk
     }
 
-    /// Throws 507 when `bytes` more would go into the reserve.
+    /// Throws 507 when `bytes` more would go into the reserve. (A declared length is the
+    /// client's word: a negative one counts as none.)
     func check(writing bytes: Int64) throws {
-        guard let disk, !disk.allows(writing: bytes) else { return }
+        guard let disk, !disk.allows(writing: max(0, bytes)) else { return }
         throw APIError.insufficientStorage(
             "The server's disk is at its reserve (\(disk.reserveBytes) bytes kept free for transfers); nothing more can be stored until space is freed."
         )

@@ -66,7 +66,9 @@ extension TransferEngine {
     /// cache at once. Nil when the task's body does not come from the cache; `fits` false when
     /// the budget is spent (the task then fails with -1103, without reading the body).
     func holdCachedBody(of ended: EndedTransfer) -> (reservation: MemoryBudget.Reservation, fits: Bool)? {
-        guard ended.notModified, ended.job.claim.kind == .data, let budget = ended.job.memory,
+        // Only a transfer that finished reads the cached body: one cancelled or stopped after
+        // its 304 ends as such, not with -1103.
+        guard case .finished = ended.end, ended.notModified, ended.job.claim.kind == .data, let budget = ended.job.memory,
               let entry = ended.job.cache?.entry
         else { return nil }
         let reservation = MemoryBudget.Reservation(budget: budget)

@@ -176,15 +176,15 @@ public final class TransferEngine: Service, Sendable {
             let busy = book.withLock { $0.heldCount } > 0 || !finalizing.withLock { $0.isEmpty }
                 || dispatching.load(ordering: .acquiring) > 0 || !writer.isIdle
             if !busy { return }
-            // The writer gave up what was left (the database stayed away while the engine was
-            // cancelled): no end still waiting will be written.
+            // The writer takes no more writes: the engine was cancelled (a service beside it
+            // failed; the writer then stops at once), or it gave up what was left while the
+            // database stayed away. No end still waiting will be written.
             if writer.refusesWrites {
-                logger.warning("transfers were not all handed back: their state could not be written; their leases will expire")
+                logger.warning("transfers were not all handed back: the ledger writer has stopped; their leases will expire")
                 return
             }
-            // Also when the engine was cancelled (a service beside it failed): it still hands
-            // back what it can within the grace period. A cancelled sleep returns at once, and
-            // this loop used to spin through the whole grace period.
+            // Not `try? await Task.sleep`: once the engine is cancelled that returns at once, and
+            // this loop spun through the whole grace period.
             await Task.detached { try? await Task.sleep(for: .milliseconds(20)) }.value
         }
         logger.warning("shutdown grace period ended before every transfer was handed back; their leases will expire")
