@@ -18,13 +18,13 @@ struct BlobRoutes {
         router.put("blobs") { request, context in
             let tenantID = context.tenantID
             let limit = min(Self.maximumBlobBytes, context.tenant.quotas.maxTaskBytes ?? Self.maximumBlobBytes)
-            if let declared = request.headers[.contentLength].flatMap(Int64.init), declared > limit {
+            if let declared = request.declaredBodyLength, declared > limit {
                 throw APIError.tooLarge("A blob may be at most \(limit) bytes.")
             }
             try await QuotaGuard(tenants: services.database.tenants).checkStorage(for: context.tenant)
-            let disk = DiskReserveGuard(services.diskSpace)
+            let (disk, declared) = (DiskReserveGuard(services.diskSpace), request.declaredBodyLength ?? 0)
             try await NIOThreadPool.singleton.runIfActive { [files = services.files] in
-                try disk.check(writing: request.headers[.contentLength].flatMap(Int64.init) ?? 0)
+                try disk.check(writing: declared)
                 try files.createDirectories(tenantID: tenantID)
             }
             let id = IDs.make("blb")

@@ -25,9 +25,9 @@ struct BodyStreamRoutes {
             let done = try files.path(.streams, tenantID: tenantID, name: TenantFiles.streamDoneName(taskID: taskID, generation: generation))
             let abandoned = try files.path(.streams, tenantID: tenantID, name: TenantFiles.streamAbandonedName(taskID: taskID, generation: generation))
 
-            let disk = DiskReserveGuard(services.diskSpace)
+            let (disk, declared) = (DiskReserveGuard(services.diskSpace), request.declaredBodyLength ?? 0)
             let descriptor = try await NIOThreadPool.singleton.runIfActive {
-                try disk.check(writing: request.headers[.contentLength].flatMap(Int64.init) ?? 0)
+                try disk.check(writing: declared)
                 try files.createDirectories(tenantID: tenantID)
                 let fd = open(body, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
                 guard fd >= 0 else {

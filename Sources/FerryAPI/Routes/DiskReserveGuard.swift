@@ -1,4 +1,5 @@
 import FerryStore
+import Hummingbird
 import Synchronization
 
 /// Bodies the API writes to the data folder (blobs, streamed upload bodies) stop at the disk's
@@ -35,4 +36,9 @@ final class DiskReserveGuard: Sendable {
         sinceChecked.store(0, ordering: .relaxed)
         try check(writing: written)
     }
+}
+
+extension Request {
+    /// The body length the client declares (`Content-Length`), when it declares one.
+    var declaredBodyLength: Int64? { headers[.contentLength].flatMap(Int64.init) }
 }

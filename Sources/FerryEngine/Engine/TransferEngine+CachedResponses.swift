@@ -63,15 +63,16 @@ extension TransferEngine {
     /// A data task's body read from the URL cache counts in the memory budget, as a body from
     /// the network does, until its end is queued: its didReceiveResponse decision may hold it
     /// that long (up to the decision timeout), and thousands of tasks may be answered from the
-    /// cache at once. Nil when the task's body does not come from the cache; `fits` false when
-    /// the budget is spent (the task then fails with -1103, without reading the body).
-    func holdCachedBody(of ended: EndedTransfer) -> (reservation: MemoryBudget.Reservation, fits: Bool)? {
+    /// cache at once. Nil when the task's body does not come from the cache; `refusal` the
+    /// task's -1103 when the budget is spent (the body is then not read).
+    func holdCachedBody(of ended: EndedTransfer) -> (reservation: MemoryBudget.Reservation, refusal: TransferError?)? {
         // Only a transfer that finished reads the cached body: one cancelled or stopped after
         // its 304 ends as such, not with -1103.
         guard case .finished = ended.end, ended.notModified, ended.job.claim.kind == .data, let budget = ended.job.memory,
               let entry = ended.job.cache?.entry
         else { return nil }
         let reservation = MemoryBudget.Reservation(budget: budget)
-        return (reservation, reservation.grow(by: Int(clamping: entry.bodySize)))
+        let fits = reservation.grow(by: Int(clamping: entry.bodySize))
+        return (reservation, fits ? nil : budget.spent(failingURL: ended.currentRequest.url))
     }
 }

@@ -45,8 +45,8 @@ extension TransferEngine {
                 + DataEvents.remainder(of: ended)
             let cachedBody = holdCachedBody(of: ended)
             var completion: TaskCompletion
-            if let cachedBody, !cachedBody.fits, let budget = ended.job.memory {
-                completion = TaskCompletion(error: budget.spent(failingURL: ended.currentRequest.url), metrics: try? JSONValue(encoding: ended.metrics))
+            if let refusal = cachedBody?.refusal {
+                completion = TaskCompletion(error: refusal, metrics: try? JSONValue(encoding: ended.metrics))
             } else {
                 completion = await self.completion(of: ended, error: policyError, attachesResumeData: attachesResumeData)
                 if ended.notModified {
