@@ -20,21 +20,13 @@ struct AuthenticationTests {
         ]))
     }
 
-    private func store(_ ferry: EngineHarness, session: SessionRecord, port: Int, realm: String?, password: String = "lovelace") async throws {
-        _ = try await ferry.database.database.credentials.set(
-            tenantID: ferry.tenant.id, sessionID: session.id,
-            space: ProtectionSpace(host: "127.0.0.1", port: port, protocol: "http", realm: realm, authenticationMethod: .default),
-            user: "ada", password: password
-        )
-    }
-
     @Test("Basic and Digest (with a body sent again) succeed with a stored credential")
     func answered() async throws {
         let origin = try origin()
         defer { origin.stop() }
         try await EngineHarness.run { ferry in
             let session = try await ferry.makeSession()
-            try await store(ferry, session: session, port: origin.port, realm: nil)
+            try await ferry.storeCredential(in: session, port: origin.port)
 
             let basic = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: origin.url("/basic")).id)
             #expect(basic.response?.statusCode == 200)
@@ -60,7 +52,7 @@ struct AuthenticationTests {
             #expect(none.response?.statusCode == 401)
 
             let wrong = try await ferry.makeSession()
-            try await store(ferry, session: wrong, port: origin.port, realm: "files", password: "babbage")
+            try await ferry.storeCredential(in: wrong, port: origin.port, realm: "files", password: "babbage")
             let task = try await ferry.completion(of: try await ferry.startTask(in: wrong, kind: .data, url: origin.url("/basic")).id)
             #expect(task.response?.statusCode == 401)
             #expect(origin.requests(path: "/basic").count == 3, "one unauthenticated try each, then one with the wrong credential")

@@ -43,11 +43,7 @@ struct CredentialOriginTests {
         defer { home.stop(); other.stop() }
         try await EngineHarness.run { ferry in
             let session = try await ferry.makeSession()
-            _ = try await ferry.database.database.credentials.set(
-                tenantID: ferry.tenant.id, sessionID: session.id,
-                space: ProtectionSpace(host: "127.0.0.1", port: home.port, protocol: "http", realm: nil, authenticationMethod: .default),
-                user: "ada", password: "lovelace"
-            )
+            try await ferry.storeCredential(in: session, port: home.port)
             let crossing = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: home.url("/private")).id)
             #expect(crossing.response?.statusCode == 200)
             #expect(crossing.response?.url == other.url("/landing"))

@@ -41,11 +41,7 @@ struct ResumeIntegrityTests {
         try await EngineHarness.run { ferry in
             let session = try await ferry.makeSession()
             if answer == .challenge {
-                _ = try await ferry.database.database.credentials.set(
-                    tenantID: ferry.tenant.id, sessionID: session.id,
-                    space: ProtectionSpace(host: "127.0.0.1", port: origin.port, protocol: "http", realm: "files", authenticationMethod: .default),
-                    user: "ada", password: "lovelace"
-                )
+                try await ferry.storeCredential(in: session, port: origin.port, realm: "files")
             }
             let created = try await ferry.startTask(in: session, kind: .download, url: origin.url("/file"))
             _ = try await ferry.task(created.id) { $0.countOfBytesReceived > 1_000_000 }

@@ -60,11 +60,7 @@ struct SessionRenewalTests {
         // One worker: one connection pool, so reuse would show.
         try await EngineHarness.run(configure: { $0.workerCount = 1 }) { ferry in
             let session = try await ferry.makeSession()
-            _ = try await ferry.database.database.credentials.set(
-                tenantID: ferry.tenant.id, sessionID: session.id,
-                space: ProtectionSpace(host: "127.0.0.1", port: origin.port, protocol: "http", realm: nil, authenticationMethod: .default),
-                user: "ada", password: "lovelace"
-            )
+            try await ferry.storeCredential(in: session, port: origin.port)
             let login = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: origin.url("/login")).id)
             #expect(login.response?.statusCode == 200)
             try await Task.sleep(for: .milliseconds(300))  // the jar learns the cookie asynchronously

@@ -95,11 +95,7 @@ struct StreamedUploadTests {
         defer { origin.stop() }
         try await EngineHarness.run { ferry in
             let session = try await ferry.makeSession()
-            _ = try await ferry.database.database.credentials.set(
-                tenantID: ferry.tenant.id, sessionID: session.id,
-                space: ProtectionSpace(host: "127.0.0.1", port: origin.port, protocol: "http", realm: nil, authenticationMethod: .default),
-                user: "ada", password: "lovelace"
-            )
+            try await ferry.storeCredential(in: session, port: origin.port)
             let task = try await start(ferry, session: session, url: origin.url("/vault"), timeoutInterval: 20)
             try await stream(payload, ferry: ferry, taskID: task.id, generation: 1)
             // The answer to the challenge needs the body again: stream 2, once asked for.

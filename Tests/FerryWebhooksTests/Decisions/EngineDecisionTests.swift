@@ -324,11 +324,7 @@ struct EngineDecisionTests {
         defer { origin.stop(); receiver.origin.stop() }
         try await EngineHarness.run(webhooks: Self.webhooks) { ferry in
             let session = try await session(ferry, receiver: receiver, events: [.dataTaskDidReceiveData, .taskDidCompleteWithError])
-            _ = try await ferry.database.database.credentials.set(
-                tenantID: ferry.tenant.id, sessionID: session.id,
-                space: ProtectionSpace(host: "127.0.0.1", port: origin.port, protocol: "http", realm: "files", authenticationMethod: .default),
-                user: "ada", password: "lovelace"
-            )
+            try await ferry.storeCredential(in: session, port: origin.port, realm: "files")
             let task = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: origin.url("/file")).id)
             #expect(task.response?.statusCode == 200)
             var received: [UInt8] = []

@@ -101,6 +101,18 @@ public final class EngineHarness: Sendable {
 
     public var tasks: TaskStore { database.database.tasks }
 
+    /// Stores ada's credential in `session` for the loopback origin on `port` (any realm unless
+    /// one is named), as `PUT /v1/sessions/{id}/credentials` does.
+    public func storeCredential(
+        in session: SessionRecord, port: Int, realm: String? = nil, password: String = "lovelace"
+    ) async throws {
+        _ = try await database.database.credentials.set(
+            tenantID: tenant.id, sessionID: session.id,
+            space: ProtectionSpace(host: "127.0.0.1", port: port, protocol: "http", realm: realm, authenticationMethod: .default),
+            user: "ada", password: password
+        )
+    }
+
     public func makeSession(_ configuration: SessionConfiguration = SessionConfiguration(kind: .default)) async throws -> SessionRecord {
         try await database.database.sessions.create(tenantID: tenant.id, SessionCreation(configuration: configuration)).session
     }
