@@ -95,10 +95,11 @@ extension WebhookLedger {
                    p.next_attempt_at, p.lease_expires_at, p.stream_id, p.sequence
             FROM webhook_deliveries p WHERE p.status = 'pending' AND p.id <> ALL($6::text[])
             ORDER BY p.endpoint_id, p.stream_id, p.sequence
-        ), active_endpoints AS (
+        ), active_endpoints AS MATERIALIZED (
             -- The heads' active endpoints and their limits, as a map looked up once per head:
             -- joined (or looked up one by one), the planner compared every head with every
-            -- endpoint (see `ClaimPlanTests`).
+            -- endpoint (see `ClaimPlanTests`). Materialized, so that it is made once: inlined,
+            -- it was made again for every head when the statistics said few were pending.
             SELECT coalesce(jsonb_object_agg(w.id, least(w.maximum_in_flight, $2)), '{}') AS limits
             FROM webhook_endpoints w
             WHERE w.status = 'active' AND w.id IN (SELECT DISTINCT endpoint_id FROM heads)

@@ -65,8 +65,53 @@ struct ClaimPlanTests {
         }
     }
 
+    @Test("a claim reads the endpoints' limits once, not once per head, whatever the statistics say")
+    func endpointLimitsAreReadOnce() async throws {
+        try await WebhookHarness.run(start: false) { ferry in
+            let session = try await ferry.makeSession(delegateURL: "http://127.0.0.1:9/hooks").session
+            let connection = try PostgresConnection.connect(ferry.test.conninfo)
+            defer { connection.close() }
+            // Statistics taken while next to nothing was pending (all delivered), as
+            // autovacuum leaves them when a burst of tasks starts: the planner then takes the
+            // ready heads for a row or two, and put the endpoints' look-up inside the loop over
+            // them (bench/decisions.sh's data tasks: once for each of 700 heads).
+            let ledger = ferry.database.webhookLedger(instanceID: "plans-test")
+            for _ in 0..<Self.streams * 2 {
+                try await ferry.emit(.downloadTaskDidWriteData, task: try await ferry.makeTask(in: session))
+            }
+            try await ledger.fanOutEverything()
+            try connection.execute("UPDATE webhook_deliveries SET status = 'delivered'")
+            try connection.execute("ANALYZE webhook_deliveries")
+            try connection.execute("ANALYZE webhook_endpoints")
+            for _ in 0..<Self.streams / 2 {
+                try await ferry.emit(.downloadTaskDidWriteData, task: try await ferry.makeTask(in: session))
+            }
+            try await ledger.fanOutEverything()
+            try connection.execute("UPDATE webhook_deliveries SET next_attempt_at = now() - interval '1 second'")
+            try connection.execute("PREPARE claim_plan(text, int8, int8, int8, float8, text[], int8) AS \(WebhookLedger.claimSQL)")
+            for mode in ["force_custom_plan", "force_generic_plan"] {
+                try connection.execute("SET plan_cache_mode = \(mode)")
+                try connection.execute("BEGIN")
+                defer { _ = try? connection.execute("ROLLBACK") }
+                let json = try connection.query(
+                    "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE claim_plan('plans-test', 16, 64, 8, 30, '{}', \(WebhookLedger.maximumCandidates))"
+                )[0].decode(0, as: String.self)
+                let plan = try #require((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])?.first?["Plan"] as? [String: Any])
+                #expect(plan["Actual Rows"] as? Int == Self.streams / 2, "\(mode): the claim's leases and candidates are every ready head")
+                let reads = Self.loops(ofScansOf: "webhook_endpoints", in: plan)
+                #expect(reads.allSatisfy { $0 <= 1 }, "\(mode): webhook_endpoints read \(reads) times")
+            }
+        }
+    }
+
     /// Tasks, each a stream with two pending deliveries.
     private static let streams = 200
+
+    /// How many times each scan of `relation` in the plan ran.
+    private static func loops(ofScansOf relation: String, in node: [String: Any]) -> [Int] {
+        let own = node["Relation Name"] as? String == relation ? [node["Actual Loops"] as? Int ?? 1] : []
+        return own + (node["Plans"] as? [[String: Any]] ?? []).flatMap { loops(ofScansOf: relation, in: $0) }
+    }
 
     /// The rows the plan's joins compared and threw away, and those its scans of the endpoints
     /// read and threw away (a head's endpoint is a look-up by key), with where.
