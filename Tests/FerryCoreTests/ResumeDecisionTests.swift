@@ -13,11 +13,12 @@ struct ResumeDecisionTests {
         offset: Int64 = 500,
         expected: Int64? = 1000,
         validator: ResumeValidator? = nil,
-        responseETag: String? = nil
+        responseETag: String? = nil,
+        contentLength: Int64? = nil
     ) -> ResumeDecision {
         ResumeDecision.decide(
             offset: offset, validator: validator ?? etag, expectedTotalBytes: expected,
-            statusCode: status, contentRange: contentRange, responseETag: responseETag
+            statusCode: status, contentRange: contentRange, responseETag: responseETag, contentLength: contentLength
         )
     }
 
@@ -39,6 +40,23 @@ struct ResumeDecisionTests {
         #expect(decide(206, "garbage") == .restartWithoutRange)
         #expect(decide(206, "bytes 500-999/1000", responseETag: "\"v2\"") == .restartWithoutRange)
         #expect(decide(206, "bytes 500-999/1000", responseETag: "W/\"v1\"") == .restartWithoutRange)
+    }
+
+    @Test func partialContentWhoseLengthIsTheRangesAppends() {
+        #expect(decide(206, "bytes 500-999/1000", contentLength: 500) == .append)
+        #expect(decide(206, "bytes 500-599/*", contentLength: 100) == .append)
+    }
+
+    @Test func partialContentWhoseLengthIsNotTheRangesRestartsWithoutRange() {
+        #expect(decide(206, "bytes 500-999/1000", contentLength: 499) == .restartWithoutRange)
+        #expect(decide(206, "bytes 500-999/1000", contentLength: 501) == .restartWithoutRange)
+        #expect(decide(206, "bytes 500-599/1000", contentLength: 500) == .restartWithoutRange)
+        #expect(decide(206, "bytes 500-999/1000", contentLength: 0) == .restartWithoutRange)
+    }
+
+    @Test func partialContentOfATotalNobodyKnowsRestartsWithoutRange() {
+        #expect(decide(206, "bytes 500-999/*", expected: nil) == .restartWithoutRange)
+        #expect(decide(206, "bytes 500-999/*", expected: nil, contentLength: 500) == .restartWithoutRange)
     }
 
     @Test func okRestartsFromZero() {

@@ -2,15 +2,16 @@
 /// decision table of SAFETY.md "Files", taken in the header callback before any body byte is
 /// written.
 public enum ResumeDecision: Equatable, Sendable {
-    /// 206 starting exactly at N with a consistent total: append to the partial file
-    /// (`didResumeAtOffset` N).
+    /// 206 starting exactly at N with a consistent total, a body as long as its range, and a
+    /// total that someone knows: append to the partial file (`didResumeAtOffset` N).
     case append
     /// 200: the representation changed (or the origin ignores ranges) and this response is the
     /// whole body: truncate the partial file and write from 0 (`didResumeAtOffset` 0).
     case restartFromZero
     /// A partial or refused response that cannot be trusted (206 not starting at N, a changed
-    /// total or entity tag, no usable `Content-Range`, or a 416 that does not say the file is
-    /// complete): discard this response and the partial file, and request again without `Range`.
+    /// total or entity tag, no usable `Content-Range`, a `Content-Length` other than the range's,
+    /// no total known on either side, or a 416 that does not say the file is complete): discard
+    /// this response and the partial file, and request again without `Range`.
     case restartWithoutRange
     /// 416 with `bytes */N`, N being what is on disk: the file is already complete.
     case alreadyComplete
@@ -28,13 +29,16 @@ public enum ResumeDecision: Equatable, Sendable {
     ///   - contentRange: the response's `Content-Range` header, if any.
     ///   - responseETag: the response's `ETag`, if any: a 206 under another strong tag than the
     ///     one sent belongs to another representation.
+    ///   - contentLength: the body's length as the response frames it (`Content-Length`, absent
+    ///     when `Transfer-Encoding` frames the body instead), if it says.
     public static func decide(
         offset: Int64,
         validator: ResumeValidator,
         expectedTotalBytes: Int64?,
         statusCode: Int,
         contentRange: String?,
-        responseETag: String? = nil
+        responseETag: String? = nil,
+        contentLength: Int64? = nil
     ) -> ResumeDecision {
         switch statusCode {
         case 200:
@@ -43,6 +47,19 @@ public enum ResumeDecision: Equatable, Sendable {
             guard let header = contentRange, let parsed = ContentRange(header), let range = parsed.range,
                   range.lowerBound == offset
             else { return .restartWithoutRange }
+            // One of the two is wrong and nothing says which: a body longer than its range would
+            // put other bytes after it in the file, one shorter would leave a hole that the next
+            // resume skips. The response is refused as one that does not start at N is.
+            if let contentLength, contentLength != range.upperBound - range.lowerBound + 1 {
+                return .restartWithoutRange
+            }
+            // Neither the partial file nor this response knows the total (`bytes N-M/*` resuming
+            // a download whose first response had no length): a range that ends early cannot be
+            // told from one that ends with the representation, and the file would be committed
+            // short. Only a whole response says where the representation ends.
+            if expectedTotalBytes == nil, parsed.completeLength == nil {
+                return .restartWithoutRange
+            }
             if let expectedTotalBytes, let total = parsed.completeLength, total != expectedTotalBytes {
                 return .restartWithoutRange
             }

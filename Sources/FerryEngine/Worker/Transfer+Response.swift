@@ -52,9 +52,13 @@ extension Transfer {
         bytesExpectedToReceive = snapshot.expectedContentLength
 
         if let (offset, sentValidator) = resumeRequest {
+            // `Transfer-Encoding` frames the body when both are sent (RFC 9112 §6.3), as curl reads it.
+            let framedLength = head.value(of: "Transfer-Encoding") == nil && snapshot.expectedContentLength >= 0
+                ? snapshot.expectedContentLength : nil
             let decision = ResumeDecision.decide(
                 offset: offset, validator: sentValidator, expectedTotalBytes: expectedTotalBytes,
-                statusCode: head.statusCode, contentRange: head.value(of: "Content-Range"), responseETag: head.value(of: "ETag")
+                statusCode: head.statusCode, contentRange: head.value(of: "Content-Range"), responseETag: head.value(of: "ETag"),
+                contentLength: framedLength
             )
             switch decision {
             case .append where (file?.bytesWritten ?? offset) != offset:

@@ -1,0 +1,106 @@
+import FerryCore
+import FerryStore
+import FerryTestSupport
+import Foundation
+import Synchronization
+import Testing
+import TestOrigin
+
+/// A resumed download whose 206 does not carry what it says, or not all that was asked for,
+/// never ends as a complete file that differs from the origin's.
+///
+/// Each test starts a download from a checkpoint: the resource's first 40 000 bytes on disk,
+/// continued with `Range: bytes=40000-`. The origin answers that range wrongly, and anything
+/// without `Range` with the whole resource.
+@Suite("Resuming a download: a 206 is checked against its Content-Range")
+struct ResumeRangeTests {
+    static let body = TestOrigin.pattern(count: 100_000, seed: 23)
+    static let etag = "\"range-v1\""
+    static let onDisk = 40_000
+    /// Bytes that are not the resource's, spliced in by a misbehaving origin.
+    static let junk = TestOrigin.pattern(count: 50_000, seed: 99)
+
+    /// What the origin answers `Range: bytes=40000-` with.
+    enum Answer: String, CustomTestStringConvertible, Sendable {
+        /// `bytes 40000-49999/100000` with `Content-Length: 60000`: the range, then other bytes.
+        case lengthPastRange
+        /// `bytes 40000-49999/*`, exactly that range: less than asked, of an unknown total.
+        case rangeOfUnknownTotal
+
+        var testDescription: String { rawValue }
+
+        func respond(_ responder: OriginResponder) throws {
+            let first = ResumeRangeTests.onDisk
+            let range = Array(ResumeRangeTests.body[first..<first + 10_000])
+            let common = [("ETag", ResumeRangeTests.etag), ("Accept-Ranges", "bytes")]
+            switch self {
+            case .lengthPastRange:
+                try responder.respond(
+                    status: 206, headers: common + [("Content-Range", "bytes 40000-49999/100000"), ("Content-Length", "60000")],
+                    body: range + ResumeRangeTests.junk
+                )
+            case .rangeOfUnknownTotal:
+                try responder.respond(status: 206, headers: common + [("Content-Range", "bytes 40000-49999/*")], body: range)
+            }
+        }
+    }
+
+    /// An origin that answers the first ranged request with `answer`, and everything else
+    /// correctly (a later range included).
+    static func origin(answering answer: Answer) throws -> TestOrigin {
+        let answered = Mutex(false)
+        return try TestOrigin { request, responder in
+            let misbehaves = request.header("Range") != nil && answered.withLock { done in
+                defer { done = true }
+                return !done
+            }
+            if misbehaves { return try answer.respond(responder) }
+            try responder.serveResource(Self.body, for: request, etag: Self.etag)
+        }
+    }
+
+    /// Puts the resource's first `onDisk` bytes in a partial file and starts a download that
+    /// continues it.
+    static func startResumed(
+        _ ferry: EngineHarness, url: String, expectedTotalBytes: Int64?
+    ) async throws -> TaskRecord {
+        let session = try await ferry.makeSession()
+        let files = TenantFiles(dataDirectory: ferry.dataDirectory)
+        try files.createDirectories(tenantID: ferry.tenant.id)
+        let name = "resumed-range.part"
+        try Data(body.prefix(onDisk)).write(to: URL(fileURLWithPath: try files.path(.partial, tenantID: ferry.tenant.id, name: name)))
+        let checkpoint = TransferCheckpoint(
+            partialFile: name, bytesOnDisk: Int64(onDisk), validator: .strongETag(etag), url: url, expectedTotalBytes: expectedTotalBytes
+        )
+        return try await ferry.startTask(in: session, kind: .download, url: url, checkpoint: checkpoint)
+    }
+
+    @Test(
+        "a 206 whose body runs past its Content-Range is not appended: the download starts over without Range",
+        arguments: [Answer.lengthPastRange]
+    )
+    func bodyPastRange(_ answer: Answer) async throws {
+        let origin = try Self.origin(answering: answer)
+        defer { origin.stop() }
+        try await EngineHarness.run { ferry in
+            let started = try await Self.startResumed(ferry, url: origin.url("/file"), expectedTotalBytes: 100_000)
+            let task = try await ferry.completion(of: started.id)
+            #expect(task.error == nil, "\(String(describing: task.error))")
+            #expect(try ferry.downloadedFile(of: task.id) == Self.body)
+            #expect(origin.requests.map { $0.header("Range") } == ["bytes=40000-", nil])
+        }
+    }
+
+    @Test("a 206 of an unknown total, resuming a file of an unknown total, is not trusted to end it: the download starts over")
+    func unknownTotal() async throws {
+        let origin = try Self.origin(answering: .rangeOfUnknownTotal)
+        defer { origin.stop() }
+        try await EngineHarness.run { ferry in
+            let started = try await Self.startResumed(ferry, url: origin.url("/file"), expectedTotalBytes: nil)
+            let task = try await ferry.completion(of: started.id)
+            #expect(task.error == nil, "\(String(describing: task.error))")
+            #expect(try ferry.downloadedFile(of: task.id) == Self.body)
+            #expect(origin.requests.map { $0.header("Range") } == ["bytes=40000-", nil])
+        }
+    }
+}
