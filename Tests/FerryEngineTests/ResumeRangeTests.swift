@@ -24,6 +24,12 @@ struct ResumeRangeTests {
     enum Answer: String, CustomTestStringConvertible, Sendable {
         /// `bytes 40000-49999/100000` with `Content-Length: 60000`: the range, then other bytes.
         case lengthPastRange
+        /// `bytes 40000-49999/100000`, chunked: the range, then other bytes.
+        case chunkedPastRange
+        /// `bytes 40000-49999/100000`, exactly that range: less than asked for.
+        case rangeShortOfTotal
+        /// `bytes 40000-99999/100000`, chunked, ended after 10 000 bytes.
+        case chunkedShortOfRange
         /// `bytes 40000-49999/*`, exactly that range: less than asked, of an unknown total.
         case rangeOfUnknownTotal
 
@@ -39,6 +45,21 @@ struct ResumeRangeTests {
                     status: 206, headers: common + [("Content-Range", "bytes 40000-49999/100000"), ("Content-Length", "60000")],
                     body: range + ResumeRangeTests.junk
                 )
+            case .chunkedPastRange:
+                try responder.writeHead(
+                    status: 206, headers: common + [("Content-Range", "bytes 40000-49999/100000"), ("Transfer-Encoding", "chunked")]
+                )
+                try responder.writeChunk(range)
+                try responder.writeChunk(ResumeRangeTests.junk)
+                try responder.endChunks()
+            case .rangeShortOfTotal:
+                try responder.respond(status: 206, headers: common + [("Content-Range", "bytes 40000-49999/100000")], body: range)
+            case .chunkedShortOfRange:
+                try responder.writeHead(
+                    status: 206, headers: common + [("Content-Range", "bytes 40000-99999/100000"), ("Transfer-Encoding", "chunked")]
+                )
+                try responder.writeChunk(range)
+                try responder.endChunks()
             case .rangeOfUnknownTotal:
                 try responder.respond(status: 206, headers: common + [("Content-Range", "bytes 40000-49999/*")], body: range)
             }
@@ -77,7 +98,7 @@ struct ResumeRangeTests {
 
     @Test(
         "a 206 whose body runs past its Content-Range is not appended: the download starts over without Range",
-        arguments: [Answer.lengthPastRange]
+        arguments: [Answer.lengthPastRange, .chunkedPastRange]
     )
     func bodyPastRange(_ answer: Answer) async throws {
         let origin = try Self.origin(answering: answer)
@@ -88,6 +109,39 @@ struct ResumeRangeTests {
             #expect(task.error == nil, "\(String(describing: task.error))")
             #expect(try ferry.downloadedFile(of: task.id) == Self.body)
             #expect(origin.requests.map { $0.header("Range") } == ["bytes=40000-", nil])
+        }
+    }
+
+    @Test(
+        "a 206 that ends before the known total is -1005 with resume data for what came, which then completes the file",
+        arguments: [Answer.rangeShortOfTotal, .chunkedShortOfRange, .rangeOfUnknownTotal]
+    )
+    func shortOfTotal(_ answer: Answer) async throws {
+        let origin = try Self.origin(answering: answer)
+        defer { origin.stop() }
+        try await EngineHarness.run { ferry in
+            let started = try await Self.startResumed(ferry, url: origin.url("/file"), expectedTotalBytes: 100_000)
+            let task = try await ferry.completion(of: started.id)
+            #expect(task.error?.code == -1005, "\(String(describing: task.error))")
+            #expect(!task.hasDownloadedFile)
+            let resumeData = try #require(task.error?.resumeData)
+            let token = try ferry.resumeData.decode(resumeData, tenantID: ferry.tenant.id)
+            #expect(token.bytesOnDisk == 50_000)
+            #expect(token.validator == .strongETag(Self.etag))
+            #expect(token.expectedTotalBytes == 100_000)
+
+            // The resume data continues where the short 206 ended, to the origin's file.
+            let checkpoint = TransferCheckpoint(
+                partialFile: token.partialFile, bytesOnDisk: token.bytesOnDisk, validator: token.validator,
+                url: token.url, expectedTotalBytes: token.expectedTotalBytes
+            )
+            let session = try await ferry.makeSession()
+            let resumed = try await ferry.completion(of: try await ferry.startTask(
+                in: session, kind: .download, url: origin.url("/file"), checkpoint: checkpoint, adoptsPartialFileOf: task.id
+            ).id)
+            #expect(resumed.error == nil, "\(String(describing: resumed.error))")
+            #expect(try ferry.downloadedFile(of: resumed.id) == Self.body)
+            #expect(origin.requests.map { $0.header("Range") } == ["bytes=40000-", "bytes=50000-"])
         }
     }
 

@@ -55,6 +55,15 @@ extension Transfer {
             return .abort
         }
         if let file {
+            if let resumedRange, !resumedRange.admits(bytes.count, fileLength: file.bytesWritten) {
+                // A chunked or close-delimited 206 runs past its Content-Range (one whose
+                // Content-Length disagrees never got here): what follows the range is not known to
+                // be the representation's next bytes, and which of the two lied cannot be told.
+                // Refused as a 206 that does not fit is: the partial file is dropped, and the
+                // exchange starts over without Range.
+                restartsWithoutRange = true
+                return .abort
+            }
             guard hasRoomOnDisk() else { return .abort }
             do {
                 try file.append(bytes)

@@ -15,6 +15,7 @@ extension Transfer {
         droppedBodyBytes = 0
         isDroppedBodyCut = false
         restartsWithoutRange = false
+        resumedRange = nil
         tunnelHead = nil
         exchangeStartBytes = bytesReceived
         let configuration = job.claim.configuration
@@ -199,13 +200,34 @@ extension Transfer {
             return challenged()
         case .final where response?.statusCode == 407 && usesProxy:
             return proxyChallenged()
-        case .final, .discard:
+        case .final:
+            return resumedRangeShortfall().map(TransferEnd.failed) ?? .finished
+        case .discard:
             return .finished
         case .undecided:
             return .failed(TransferError(code: .badServerResponse, failingURL: request.url))
         case .redirect(let location):
             return followRedirect(to: location)
         }
+    }
+
+    /// The failure of a resumed 206 whose body ended before the file is whole, if it did: -1005,
+    /// what curl's CURLE_PARTIAL_FILE (a body that stops short of its `Content-Length`) maps to,
+    /// and what URLSession reports for a body cut short. What came is the representation's, as
+    /// its range said, so the file is kept: resume data (or a background session's retry)
+    /// continues it with `Range` from where it ends. A later 206 short again only moves on.
+    private func resumedRangeShortfall() -> TransferError? {
+        guard let resumedRange, let file else { return nil }
+        let reason: String
+        switch resumedRange.end(fileLength: file.bytesWritten) {
+        case .complete:
+            return nil
+        case .shortOfRange:
+            reason = "the 206 response's body ended before the end of its Content-Range"
+        case .shortOfTotal:
+            reason = "the 206 response's Content-Range ends before the end of the resource"
+        }
+        return TransferError(code: .networkConnectionLost, failingURL: request.url, reason: reason)
     }
 
     private func followRedirect(to location: String) -> TransferEnd? {

@@ -66,8 +66,9 @@ extension Transfer {
                 restartsWithoutRange = true
                 return false
             case .append:
-                let total = head.value(of: "Content-Range").flatMap(ContentRange.init)?.completeLength
-                expectedTotalBytes = total ?? expectedTotalBytes
+                let contentRange = head.value(of: "Content-Range").flatMap(ContentRange.init)
+                expectedTotalBytes = contentRange?.completeLength ?? expectedTotalBytes
+                resumedRange = contentRange?.range.map { ResumedRange(range: $0, completeLength: expectedTotalBytes) }
                 bytesExpectedToReceive = expectedTotalBytes ?? transferSizeUnknown
                 // The task's response describes the whole representation, as URLSession's does.
                 snapshot.statusCode = 200

@@ -42,6 +42,8 @@ final class Transfer: CurlTransferDelegate {
     var fileWasAlreadyComplete = false
     /// Set while the exchange asks to continue a partial file.
     var resumeRequest: (offset: Int64, validator: ResumeValidator)?
+    /// What the current exchange's 206 says it appends: its body is held to it.
+    var resumedRange: ResumedRange?
 
     /// Where the current exchange's body started (a superseding response rewinds to it).
     var exchangeStartBytes: Int64 = 0
