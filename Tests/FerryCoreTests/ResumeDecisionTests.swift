@@ -35,6 +35,9 @@ struct ResumeDecisionTests {
         #expect(decide(206, "bytes 0-999/1000") == .restartWithoutRange)
         #expect(decide(206, "bytes 501-999/1000") == .restartWithoutRange)
         #expect(decide(206, "bytes 500-1499/1500") == .restartWithoutRange)
+        // Past the total the partial file knows, the response's own total unknown.
+        #expect(decide(206, "bytes 500-1000/*") == .restartWithoutRange)
+        #expect(decide(206, "bytes 500-9223372036854775807/*") == .restartWithoutRange)
         #expect(decide(206, nil) == .restartWithoutRange)
         #expect(decide(206, "bytes */1000") == .restartWithoutRange)
         #expect(decide(206, "garbage") == .restartWithoutRange)

@@ -29,4 +29,11 @@ struct ResumedRangeTests {
         #expect(ResumedRange(range: 500...999, completeLength: 1000).end(fileLength: 1000) == .complete)
         #expect(ResumedRange(range: 500...500, completeLength: 501).end(fileLength: 501) == .complete)
     }
+
+    @Test func boundsAsLargeAsAServerCanWriteDoNotOverflow() {
+        let endless = ResumedRange(range: 0...Int64.max, completeLength: nil)
+        #expect(endless.admits(Int.max, fileLength: 0))
+        #expect(endless.end(fileLength: 0) == .shortOfRange)
+        #expect(ResumedRange(range: 5...Int64.max, completeLength: Int64.max).end(fileLength: 5) == .shortOfRange)
+    }
 }

@@ -32,6 +32,11 @@ struct ResumeRangeTests {
         case chunkedShortOfRange
         /// `bytes 40000-49999/*`, exactly that range: less than asked, of an unknown total.
         case rangeOfUnknownTotal
+        /// `bytes 40000-149999/*`, chunked: a range past the total the partial file knows.
+        case rangePastKnownTotal
+        /// `bytes 40000-49999/100000` without ETag or Last-Modified (a 206 need not repeat the
+        /// latter): less than asked for.
+        case rangeShortOfTotalWithoutValidators
 
         var testDescription: String { rawValue }
 
@@ -62,6 +67,17 @@ struct ResumeRangeTests {
                 try responder.endChunks()
             case .rangeOfUnknownTotal:
                 try responder.respond(status: 206, headers: common + [("Content-Range", "bytes 40000-49999/*")], body: range)
+            case .rangePastKnownTotal:
+                try responder.writeHead(
+                    status: 206, headers: common + [("Content-Range", "bytes 40000-149999/*"), ("Transfer-Encoding", "chunked")]
+                )
+                try responder.writeChunk(Array(ResumeRangeTests.body[first...]))
+                try responder.writeChunk(ResumeRangeTests.junk)
+                try responder.endChunks()
+            case .rangeShortOfTotalWithoutValidators:
+                try responder.respond(
+                    status: 206, headers: [("Accept-Ranges", "bytes"), ("Content-Range", "bytes 40000-49999/100000")], body: range
+                )
             }
         }
     }
@@ -98,7 +114,7 @@ struct ResumeRangeTests {
 
     @Test(
         "a 206 whose body runs past its Content-Range is not appended: the download starts over without Range",
-        arguments: [Answer.lengthPastRange, .chunkedPastRange]
+        arguments: [Answer.lengthPastRange, .chunkedPastRange, .rangePastKnownTotal]
     )
     func bodyPastRange(_ answer: Answer) async throws {
         let origin = try Self.origin(answering: answer)
@@ -114,7 +130,7 @@ struct ResumeRangeTests {
 
     @Test(
         "a 206 that ends before the known total is -1005 with resume data for what came, which then completes the file",
-        arguments: [Answer.rangeShortOfTotal, .chunkedShortOfRange, .rangeOfUnknownTotal]
+        arguments: [Answer.rangeShortOfTotal, .chunkedShortOfRange, .rangeOfUnknownTotal, .rangeShortOfTotalWithoutValidators]
     )
     func shortOfTotal(_ answer: Answer) async throws {
         let origin = try Self.origin(answering: answer)

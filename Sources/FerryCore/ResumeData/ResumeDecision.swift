@@ -48,8 +48,8 @@ public enum ResumeDecision: Equatable, Sendable {
                   range.lowerBound == offset
             else { return .restartWithoutRange }
             // One of the two is wrong and nothing says which: a body longer than its range would
-            // put other bytes after it in the file, one shorter would leave a hole that the next
-            // resume skips. The response is refused as one that does not start at N is.
+            // put other bytes after it in the file, and one shorter would stop short of a range
+            // it claims to carry. The response is refused as one that does not start at N is.
             if let contentLength, contentLength != range.upperBound - range.lowerBound + 1 {
                 return .restartWithoutRange
             }
@@ -61,6 +61,11 @@ public enum ResumeDecision: Equatable, Sendable {
                 return .restartWithoutRange
             }
             if let expectedTotalBytes, let total = parsed.completeLength, total != expectedTotalBytes {
+                return .restartWithoutRange
+            }
+            // `bytes N-M/*` past the total the partial file knows: a larger representation, or a
+            // wrong range. (A range within its own total is checked by `ContentRange`.)
+            if let expectedTotalBytes, range.upperBound >= expectedTotalBytes {
                 return .restartWithoutRange
             }
             if case .strongETag(let sent) = validator, let received = responseETag?.trimmingASCIISpaces(),

@@ -30,13 +30,14 @@ public struct ResumedRange: Equatable, Sendable {
 
     /// Whether `count` more body bytes stay inside the range, the file holding `fileLength`.
     public func admits(_ count: Int, fileLength: Int64) -> Bool {
-        Int64(count) <= range.upperBound + 1 - fileLength
+        // Written so that no sum can overflow, whatever bounds a server sent.
+        Int64(count) - 1 <= range.upperBound - fileLength
     }
 
     /// How the file stands once the body has ended, holding `fileLength` bytes.
     public func end(fileLength: Int64) -> End {
         if fileLength <= range.upperBound { return .shortOfRange }
-        if let completeLength, range.upperBound + 1 < completeLength { return .shortOfTotal }
+        if let completeLength, range.upperBound < completeLength - 1 { return .shortOfTotal }
         return .complete
     }
 }

@@ -66,6 +66,10 @@ extension Transfer {
                 restartsWithoutRange = true
                 return false
             case .append:
+                // The 206 need not repeat Last-Modified (RFC 9110 §15.3.7): the validator the
+                // server matched in If-Range stays the partial file's, or a later failure would
+                // drop the file and its resume data.
+                validator = validator ?? sentValidator
                 let contentRange = head.value(of: "Content-Range").flatMap(ContentRange.init)
                 expectedTotalBytes = contentRange?.completeLength ?? expectedTotalBytes
                 resumedRange = contentRange?.range.map { ResumedRange(range: $0, completeLength: expectedTotalBytes) }
