@@ -42,16 +42,36 @@ extension WebhookLedger {
                 )
                 guard run.isEmpty else { return (run, 0) }
             }
-            guard let index = try takeHead(of: candidates, answered: answered, lease: lease, on: connection) else {
-                return ([], candidates.count)
-            }
-            let candidate = candidates[index]
-            let run = try takeRun(
-                endpointID: candidate.endpointID, streamID: candidate.streamID, after: candidate.sequence,
-                limit: limit - 1, lease: lease, including: candidate.deliveryID, on: connection
-            )
-            return (run, index + 1)
+            return try takeOneOf(candidates, limit: limit, lease: lease, answered: answered, on: connection)
         }
+    }
+
+    /// Takes the first of `candidates` that is still good, with the rest of its stream's run, as
+    /// `claimNext` does when a stream runs out: for room freed on the candidates' endpoint that
+    /// no slot takes over (a decision answered), instead of a claim across every pending
+    /// delivery. The endpoint's count of streams in flight stays the same: one ended, one starts.
+    public func claimOneOf(
+        _ candidates: [DeliveryCandidate], limit: Int, lease: Duration, answered: [String]
+    ) async throws -> (run: [ClaimedDelivery], candidatesUsed: Int) {
+        guard !candidates.isEmpty, limit > 0 else { return ([], 0) }
+        return try await pool.withConnection { connection in
+            try takeOneOf(candidates, limit: limit, lease: lease, answered: answered, on: connection)
+        }
+    }
+
+    /// The first good candidate's run (see `takeHead`), and how many candidates were used up.
+    private func takeOneOf(
+        _ candidates: [DeliveryCandidate], limit: Int, lease: Duration, answered: [String], on connection: PostgresConnection
+    ) throws -> (run: [ClaimedDelivery], candidatesUsed: Int) {
+        guard let index = try takeHead(of: candidates, answered: answered, lease: lease, on: connection) else {
+            return ([], candidates.count)
+        }
+        let candidate = candidates[index]
+        let run = try takeRun(
+            endpointID: candidate.endpointID, streamID: candidate.streamID, after: candidate.sequence,
+            limit: limit - 1, lease: lease, including: candidate.deliveryID, on: connection
+        )
+        return (run, index + 1)
     }
 
     /// `takeRun`'s statement ($1 endpoint, $2 stream, $3 after this sequence, $4 instance, $5

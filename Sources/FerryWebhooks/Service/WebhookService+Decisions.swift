@@ -16,10 +16,7 @@ extension WebhookService: DecisionGateway {
         // Without a claim the default applies at once (see `DecisionGateway.decide`).
         guard let claim else { return nil }
         // The decision's stream counted as in flight for its endpoint and tenant until now.
-        defer {
-            fullEndpoints.roomFreed()
-            deliveryBell.ring()
-        }
+        defer { decisionEnded(onEndpoint: claim.decision.endpointID) }
         let eventID = claim.decision.event.id
         let timeout = decisionTimeout(timeout)
         let deadline = ContinuousClock.now + timeout

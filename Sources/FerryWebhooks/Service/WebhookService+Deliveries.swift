@@ -6,10 +6,19 @@ import Metrics
 extension WebhookService {
     /// Claims due deliveries while there is room in flight and sends each as its own child
     /// task; the curl thread runs them side by side, so none waits for another's endpoint.
+    /// Claims when asked (`callForClaim`), at the idle poll or when a delivery falls due, and when
+    /// room an answered decision freed found no waiting stream to take it.
     func runDeliveries() async {
         await withDiscardingTaskGroup { group in
+            var claimDueAt = ContinuousClock.now
             while !shouldStop {
                 await checkFinishedEvents()
+                let roomLeft = await handOverRoomOfEndedDecisions(in: &group)
+                let asked = claimWanted.exchange(false, ordering: .acquiringAndReleasing)
+                guard asked || roomLeft || ContinuousClock.now >= claimDueAt else {
+                    await deliveryBell.wait(timeout: claimDueAt - .now)
+                    continue
+                }
                 var wait = configuration.idlePollInterval
                 let room = configuration.maximumInFlight - inFlight.load(ordering: .acquiring)
                 if room > 0 {
@@ -20,29 +29,86 @@ extension WebhookService {
                         )
                         let leasedAt = ContinuousClock.now
                         let generation = fullEndpoints.generation
+                        claimsMade.add(1, ordering: .relaxed)
+                        Self.claims.increment()
                         let (claimed, left, full, nextDue) = try await ledger.claimDue(limits, answered: recorder.answeredDeliveryIDs())
                         let byEndpoint = Dictionary(grouping: left, by: \.endpointID).mapValues { CandidateQueue($0) }
                         candidates.withLock { $0 = byEndpoint }
                         fullEndpoints.claimed(full: full, since: generation)
                         for claim in claimed {
-                            inFlight.add(1, ordering: .acquiringAndReleasing)
-                            group.addTask {
-                                await self.deliverStream(from: claim, leasedAt: leasedAt)
-                                self.inFlight.subtract(1, ordering: .acquiringAndReleasing)
-                                self.fullEndpoints.roomFreed()
-                                self.deliveryBell.ring()
-                            }
+                            startSlot([claim], leasedAt: leasedAt, in: &group)
                         }
-                        if claimed.count == room { continue }
+                        if claimed.count == room {
+                            // There may be more: claim again at once.
+                            claimWanted.store(true, ordering: .releasing)
+                            continue
+                        }
                         if let nextDue, nextDue > .zero { wait = min(wait, nextDue) }
                     } catch {
                         logger.error("claiming webhook deliveries failed", metadata: ["error": "\(error)"])
                     }
                 }
+                claimDueAt = .now + wait
                 await deliveryBell.wait(timeout: wait)
             }
         }
         await checkFinishedEvents()
+    }
+
+    /// Sends a leased run of a stream, and what follows it (`deliverStream`), as a child task
+    /// that counts in flight until it ends; its end frees room and asks for a claim.
+    private func startSlot(_ run: [ClaimedDelivery], leasedAt: ContinuousClock.Instant, in group: inout DiscardingTaskGroup) {
+        inFlight.add(1, ordering: .acquiringAndReleasing)
+        group.addTask {
+            await self.deliverStream(from: run, leasedAt: leasedAt)
+            self.inFlight.subtract(1, ordering: .acquiringAndReleasing)
+            self.fullEndpoints.roomFreed()
+            self.callForClaim()
+        }
+    }
+
+    /// A decision was answered (or given up): its stream no longer counts in flight for its
+    /// endpoint, and the delivery loop gives that room to a stream waiting there.
+    func decisionEnded(onEndpoint endpointID: String) {
+        decisionsEnded.withLock { $0.append(endpointID) }
+        deliveryBell.ring()
+    }
+
+    /// Gives the room each decision ended since the last turn freed to the next stream its
+    /// endpoint's last claim left waiting, as a slot whose stream runs out does (`claimOneOf`:
+    /// look-ups by key), and only while the instance has room for more slots. A claim reads and
+    /// ranks every pending delivery: in bench/decisions.sh's data tasks (two decisions a task,
+    /// their endpoint full) one ran for nearly every decision, and most took nothing, the room
+    /// gone to the task's next decision by then. Returns whether some room found no taker here
+    /// (no candidate left, or none still good), so that a claim looks across every delivery.
+    private func handOverRoomOfEndedDecisions(in group: inout DiscardingTaskGroup) async -> Bool {
+        let endpoints = decisionsEnded.withLock { ended in
+            defer { ended.removeAll() }
+            return ended
+        }
+        var roomLeft = false
+        for endpointID in endpoints {
+            let offered = shouldStop || inFlight.load(ordering: .acquiring) >= configuration.maximumInFlight
+                ? [] : takeCandidates(of: endpointID)
+            guard !offered.isEmpty else {
+                roomLeft = true
+                continue
+            }
+            do {
+                let leasedAt = ContinuousClock.now
+                let (run, used) = try await ledger.claimOneOf(
+                    offered, limit: Self.streamRun, lease: configuration.leaseDuration, answered: recorder.answeredDeliveryIDs()
+                )
+                giveBack(offered.dropFirst(used), of: endpointID)
+                if run.isEmpty { roomLeft = true } else { startSlot(run, leasedAt: leasedAt, in: &group) }
+            } catch {
+                giveBack(offered[...], of: endpointID)
+                logger.error("taking a waiting stream for an ended decision's room failed", metadata: ["error": "\(error)"])
+                roomLeft = true
+            }
+        }
+        if roomLeft { fullEndpoints.roomFreed() }
+        return roomLeft
     }
 
     /// Attempts the claimed delivery, then the next ones of its task's stream (`claimNext`), in
@@ -64,9 +130,9 @@ extension WebhookService {
     /// or on another instance) could give the endpoint's slot to a new stream while this slot
     /// went on too.
     ///
-    /// `leasedAt`: when the claim of `first` was sent (its lease ends a lease's length after).
-    private func deliverStream(from first: ClaimedDelivery, leasedAt: ContinuousClock.Instant) async {
-        var run = [first]
+    /// `leasedAt`: when the claim of `run` was sent (its leases end a lease's length after).
+    private func deliverStream(from run: [ClaimedDelivery], leasedAt: ContinuousClock.Instant) async {
+        var run = run
         var leasedAt = leasedAt
         var isFreshLease = true
         var switches = 0
@@ -162,6 +228,7 @@ extension WebhookService {
     /// every time, and attempts come by the hundred a second.
     private static let attemptsDelivered = Counter(label: "ferry_webhook_attempts_total", dimensions: [("outcome", "delivered")])
     private static let attemptsFailed = Counter(label: "ferry_webhook_attempts_total", dimensions: [("outcome", "failed")])
+    private static let claims = Counter(label: "ferry_webhook_claims_total")
 
     /// What becomes of an attempt answered 2xx (a failure is always recorded before `attempt` returns).
     enum Recording {

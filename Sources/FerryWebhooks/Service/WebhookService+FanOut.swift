@@ -40,7 +40,7 @@ extension WebhookService {
                     read += result.eventsRead
                     subscribed += result.eventsSubscribed
                     if result.deliveriesCreated > 0, fullEndpoints.callForClaim(newDeliveriesFor: result.endpointIDs) {
-                        deliveryBell.ring()
+                        callForClaim()
                     }
                     if !result.sessionIDs.isEmpty {
                         do {

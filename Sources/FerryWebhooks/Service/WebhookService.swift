@@ -20,8 +20,18 @@ public final class WebhookService: Service, Sendable {
     let recorder: DeliveredAttemptRecorder
     /// Rung by new events, decisions, and while a horizon waits to become safe.
     let fanOutBell = WakeSignal()
-    /// Rung by new deliveries, finished attempts, retries and enabled endpoints.
+    /// Rung by new deliveries, finished attempts, retries, enabled endpoints and answered
+    /// decisions. Only a ring that asks for it (`callForClaim`), the idle poll or a next due
+    /// time makes the loop claim: room freed by an answered decision goes to the next waiting
+    /// stream of its endpoint first (`decisionEnded`).
     let deliveryBell = WakeSignal()
+    /// Set with every ring of `deliveryBell` that asks for a claim; the loop clears it as it claims.
+    let claimWanted = Atomic<Bool>(false)
+    /// The endpoints of decisions answered (or given up) since the delivery loop last looked,
+    /// once per decision: each freed one stream of room there.
+    let decisionsEnded = Mutex<[String]>([])
+    /// Claims across every pending delivery this instance has made (also `ferry_webhook_claims_total`).
+    let claimsMade = Atomic<Int>(0)
     /// Rung at shutdown: ends the fan-out's wait for more events, which new events must not ring
     /// (that wait is what gathers them). Decisions do not wait for the fan-out: `decide` makes
     /// the deliveries of its task's earlier events itself.
@@ -98,15 +108,21 @@ public final class WebhookService: Service, Sendable {
         for await signal in hub.subscribe(to: NotificationChannel.events) {
             switch signal {
             case .notification(let payload) where payload == WebhookLedger.deliveriesChangedPayload:
-                deliveryBell.ring()
+                callForClaim()
             case .notification:
                 fanOutBell.ring()
             case .resync:
                 fullEndpoints.roomFreed()
                 fanOutBell.ring()
-                deliveryBell.ring()
+                callForClaim()
             }
         }
+    }
+
+    /// Wakes the delivery loop for a claim across every pending delivery.
+    func callForClaim() {
+        claimWanted.store(true, ordering: .releasing)
+        deliveryBell.ring()
     }
 
     /// Plans after an attempt, with the seeded jitter in tests and the system's random source otherwise.
