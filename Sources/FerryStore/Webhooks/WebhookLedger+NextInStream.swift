@@ -46,18 +46,51 @@ extension WebhookLedger {
         }
     }
 
-    /// Takes the first of `candidates` that is still good, with the rest of its stream's run, as
-    /// `claimNext` does when a stream runs out: for room freed on the candidates' endpoint that
-    /// no slot takes over (a decision answered), instead of a claim across every pending
-    /// delivery. The endpoint's count of streams in flight stays the same: one ended, one starts.
+    /// Room on an endpoint, for `claimOneOf`.
+    public enum Room: Sendable {
+        /// A stream was taken: its run.
+        case taken([ClaimedDelivery])
+        /// The endpoint (or its tenant) is at its limit: nothing was taken. Decisions are sent
+        /// whatever the limit, so one that ends may leave its endpoint still full.
+        case full
+        /// None of the candidates is still good: nothing was taken.
+        case noCandidate
+    }
+
+    /// Takes the first of `candidates` (all of one endpoint) that is still good, with the rest of
+    /// its stream's run, as `claimNext` does when a stream runs out, but only while the endpoint
+    /// and its tenant have fewer streams in flight than their limits (`perEndpoint` caps the
+    /// endpoint's own `maximumInFlight`): for the room an answered decision freed, instead of a
+    /// claim that ranks every pending delivery. Counting streams in flight reads the pending
+    /// deliveries once; ranking them costs ten times as much. Also answers how many candidates
+    /// were used up (taken, or found stale).
     public func claimOneOf(
-        _ candidates: [DeliveryCandidate], limit: Int, lease: Duration, answered: [String]
-    ) async throws -> (run: [ClaimedDelivery], candidatesUsed: Int) {
-        guard !candidates.isEmpty, limit > 0 else { return ([], 0) }
+        _ candidates: [DeliveryCandidate], limit: Int, lease: Duration, answered: [String], perEndpoint: Int, perTenant: Int
+    ) async throws -> (room: Room, candidatesUsed: Int) {
+        guard let endpointID = candidates.first?.endpointID, limit > 0 else { return (.noCandidate, 0) }
         return try await pool.withConnection { connection in
-            try takeOneOf(candidates, limit: limit, lease: lease, answered: answered, on: connection)
+            let hasRoom = try connection.query(
+                Self.roomSQL, [endpointID, answered, perEndpoint, perTenant]
+            ).first?.decode(0, as: Bool.self) ?? false
+            guard hasRoom else { return (.full, 0) }
+            let (run, used) = try takeOneOf(candidates, limit: limit, lease: lease, answered: answered, on: connection)
+            return (run.isEmpty ? .noCandidate : .taken(run), used)
         }
     }
+
+    /// `claimOneOf`'s check ($1 endpoint, $2 answered, $3 the cap on endpoints' limits, $4 the
+    /// tenant limit): whether the endpoint is active and it and its tenant have room for one
+    /// more stream, counted as `claimDue` counts them (leased pending deliveries, by stream).
+    static let roomSQL = """
+        WITH busy AS (
+            SELECT DISTINCT endpoint_id, tenant_id, stream_id FROM webhook_deliveries
+            WHERE status = 'pending' AND lease_expires_at > now() AND id <> ALL($2::text[])
+        )
+        SELECT w.status = 'active'
+           AND (SELECT count(*) FROM busy WHERE busy.endpoint_id = w.id) < least(w.maximum_in_flight, $3)
+           AND (SELECT count(*) FROM busy WHERE busy.tenant_id = w.tenant_id) < $4
+        FROM webhook_endpoints w WHERE w.id = $1
+        """
 
     /// The first good candidate's run (see `takeHead`), and how many candidates were used up.
     private func takeOneOf(

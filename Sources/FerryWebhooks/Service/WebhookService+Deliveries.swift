@@ -14,6 +14,7 @@ extension WebhookService {
             while !shouldStop {
                 await checkFinishedEvents()
                 let roomLeft = await handOverRoomOfEndedDecisions(in: &group)
+                if shouldStop { break }
                 let asked = claimWanted.exchange(false, ordering: .acquiringAndReleasing)
                 guard asked || roomLeft || ContinuousClock.now >= claimDueAt else {
                     await deliveryBell.wait(timeout: claimDueAt - .now)
@@ -35,6 +36,7 @@ extension WebhookService {
                         let byEndpoint = Dictionary(grouping: left, by: \.endpointID).mapValues { CandidateQueue($0) }
                         candidates.withLock { $0 = byEndpoint }
                         fullEndpoints.claimed(full: full, since: generation)
+                        headsLeftBesidesFullEndpoints.store(left.contains { !full.contains($0.endpointID) }, ordering: .releasing)
                         for claim in claimed {
                             startSlot([claim], leasedAt: leasedAt, in: &group)
                         }
@@ -75,18 +77,21 @@ extension WebhookService {
     }
 
     /// Gives the room each decision ended since the last turn freed to the next stream its
-    /// endpoint's last claim left waiting, as a slot whose stream runs out does (`claimOneOf`:
-    /// look-ups by key), and only while the instance has room for more slots. A claim reads and
-    /// ranks every pending delivery: in bench/decisions.sh's data tasks (two decisions a task,
-    /// their endpoint full) one ran for nearly every decision, and most took nothing, the room
-    /// gone to the task's next decision by then. Returns whether some room found no taker here
-    /// (no candidate left, or none still good), so that a claim looks across every delivery.
+    /// endpoint's last claim left waiting, as a slot whose stream runs out does, while the instance
+    /// has room for more slots and the endpoint and its tenant are below their limits
+    /// (`claimOneOf`). A claim reads and ranks every pending delivery: in bench/decisions.sh's
+    /// data tasks (two decisions a task, their endpoint full) one ran for nearly every decision,
+    /// and most took nothing. Returns whether some room may be left for a claim to find: no
+    /// candidate took it, or the endpoint is still full (decisions are sent whatever the limit)
+    /// while the last claim left heads for other reasons than full endpoints (a tenant's limit,
+    /// the instance's, a lock), which the tenant's freed room may be for.
     private func handOverRoomOfEndedDecisions(in group: inout DiscardingTaskGroup) async -> Bool {
         let endpoints = decisionsEnded.withLock { ended in
             defer { ended.removeAll() }
             return ended
         }
         var roomLeft = false
+        var stillFull = false
         for endpointID in endpoints {
             let offered = shouldStop || inFlight.load(ordering: .acquiring) >= configuration.maximumInFlight
                 ? [] : takeCandidates(of: endpointID)
@@ -96,11 +101,16 @@ extension WebhookService {
             }
             do {
                 let leasedAt = ContinuousClock.now
-                let (run, used) = try await ledger.claimOneOf(
-                    offered, limit: Self.streamRun, lease: configuration.leaseDuration, answered: recorder.answeredDeliveryIDs()
+                let (room, used) = try await ledger.claimOneOf(
+                    offered, limit: Self.streamRun, lease: configuration.leaseDuration, answered: recorder.answeredDeliveryIDs(),
+                    perEndpoint: configuration.maximumInFlightPerEndpoint, perTenant: configuration.maximumInFlightPerTenant
                 )
                 giveBack(offered.dropFirst(used), of: endpointID)
-                if run.isEmpty { roomLeft = true } else { startSlot(run, leasedAt: leasedAt, in: &group) }
+                switch room {
+                case .taken(let run): startSlot(run, leasedAt: leasedAt, in: &group)
+                case .full: stillFull = true
+                case .noCandidate: roomLeft = true
+                }
             } catch {
                 giveBack(offered[...], of: endpointID)
                 logger.error("taking a waiting stream for an ended decision's room failed", metadata: ["error": "\(error)"])
@@ -108,7 +118,7 @@ extension WebhookService {
             }
         }
         if roomLeft { fullEndpoints.roomFreed() }
-        return roomLeft
+        return roomLeft || (stillFull && headsLeftBesidesFullEndpoints.load(ordering: .acquiring))
     }
 
     /// Attempts the claimed delivery, then the next ones of its task's stream (`claimNext`), in

@@ -30,6 +30,9 @@ public final class WebhookService: Service, Sendable {
     /// The endpoints of decisions answered (or given up) since the delivery loop last looked,
     /// once per decision: each freed one stream of room there.
     let decisionsEnded = Mutex<[String]>([])
+    /// Whether the last claim left ready heads for other reasons than their endpoint being full
+    /// (a tenant's limit, the instance's, a lock another claim held).
+    let headsLeftBesidesFullEndpoints = Atomic<Bool>(false)
     /// Claims across every pending delivery this instance has made (also `ferry_webhook_claims_total`).
     let claimsMade = Atomic<Int>(0)
     /// Rung at shutdown: ends the fan-out's wait for more events, which new events must not ring
