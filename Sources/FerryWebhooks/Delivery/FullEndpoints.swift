@@ -5,8 +5,8 @@ import Synchronization
 /// A claim reads and ranks every pending delivery: tens of milliseconds with hundreds pending.
 /// New deliveries for endpoints it found full cannot change what the next claim takes; only room
 /// freed there can. So the fan-out rings the delivery loop only for deliveries to other endpoints,
-/// and room freed on this instance (a slot ending, or a decision's end whose room no waiting
-/// stream took over) rings it and forgets which endpoints were full. Room freed elsewhere (another instance's slots, leases that ran out) rings
+/// and room freed on this instance (a slot ending, or a decision's end that found room but no
+/// waiting stream to take it) rings it and forgets which endpoints were full. Room freed elsewhere (another instance's slots, leases that ran out) rings
 /// nothing here, so what a claim found full is trusted only for `trustedFor`: past that, new
 /// deliveries wake a claim again, and wait that long at most. In bench/decisions.sh (1,000
 /// downloads, their one endpoint kept full by the instance's slots) 40 of 63 claims took nothing
@@ -41,8 +41,8 @@ final class FullEndpoints: Sendable {
         state.withLock { !$0.full.isSuperset(of: endpointIDs) || now - $0.claimedAt >= Self.trustedFor }
     }
 
-    /// Room freed here (a slot ended, or a decision whose room no waiting stream took), or perhaps
-    /// anywhere (the notifications were interrupted): the next claim ranks every endpoint again.
+    /// Room freed here (a slot ended, or a decision found room but no taker), or perhaps anywhere
+    /// (the notifications were interrupted): the next claim ranks every endpoint again.
     func roomFreed() {
         state.withLock { state in
             state.full.removeAll()

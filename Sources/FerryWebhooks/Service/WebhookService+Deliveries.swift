@@ -7,7 +7,7 @@ extension WebhookService {
     /// Claims due deliveries while there is room in flight and sends each as its own child
     /// task; the curl thread runs them side by side, so none waits for another's endpoint.
     /// Claims when asked (`callForClaim`), at the idle poll or when a delivery falls due, and when
-    /// room an answered decision freed found no waiting stream to take it.
+    /// room an answered decision may have freed found no waiting stream to take it here.
     func runDeliveries() async {
         await withDiscardingTaskGroup { group in
             var claimDueAt = ContinuousClock.now
@@ -70,7 +70,8 @@ extension WebhookService {
     }
 
     /// A decision was answered (or given up): its stream no longer counts in flight for its
-    /// endpoint, and the delivery loop gives that room to a stream waiting there.
+    /// endpoint, and the delivery loop gives the room, if the endpoint is below its limit, to a
+    /// stream waiting there.
     func decisionEnded(onEndpoint endpointID: String) {
         decisionsEnded.withLock { $0.append(endpointID) }
         deliveryBell.ring()

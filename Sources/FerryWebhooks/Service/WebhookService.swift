@@ -23,12 +23,13 @@ public final class WebhookService: Service, Sendable {
     /// Rung by new deliveries, finished attempts, retries, enabled endpoints and answered
     /// decisions. Only a ring that asks for it (`callForClaim`), the idle poll or a next due
     /// time makes the loop claim: room freed by an answered decision goes to the next waiting
-    /// stream of its endpoint first (`decisionEnded`).
+    /// stream of its endpoint first, if the endpoint is below its limit (`decisionEnded`).
     let deliveryBell = WakeSignal()
     /// Set with every ring of `deliveryBell` that asks for a claim; the loop clears it as it claims.
     let claimWanted = Atomic<Bool>(false)
     /// The endpoints of decisions answered (or given up) since the delivery loop last looked,
-    /// once per decision: each freed one stream of room there.
+    /// once per decision: each may have freed a stream's room there (not when decisions, sent
+    /// whatever the limit, still fill it).
     let decisionsEnded = Mutex<[String]>([])
     /// Whether the last claim left ready heads for other reasons than their endpoint being full
     /// (a tenant's limit, the instance's, a lock another claim held).

@@ -76,7 +76,7 @@ struct DecisionRoomTests {
                 tasks.allSatisfy { receiver.sequences(ofTask: $0.id) == [1] }
             })
             // One slot took the room and went on to the other waiting streams; its end asks for
-            // a claim once everything is through. The decision's end asked for another one first.
+            // a claim once everything is through. (Before, the decision's end asked for one too.)
             try await Task.sleep(for: .milliseconds(300))
             let claims = service.claimsMade.load(ordering: .relaxed) - claimsWhileFull
             #expect(claims == 1, "claims after the decision was answered: \(claims)")
