@@ -40,6 +40,13 @@ struct ResumeRangeTests {
 
         var testDescription: String { rawValue }
 
+        /// A chunked 206 of these chunks.
+        static func chunked(_ responder: OriginResponder, headers: [(String, String)], contentRange: String, _ chunks: [[UInt8]]) throws {
+            try responder.writeHead(status: 206, headers: headers + [("Content-Range", contentRange), ("Transfer-Encoding", "chunked")])
+            for chunk in chunks { try responder.writeChunk(chunk) }
+            try responder.endChunks()
+        }
+
         func respond(_ responder: OriginResponder) throws {
             let first = ResumeRangeTests.onDisk
             let range = Array(ResumeRangeTests.body[first..<first + 10_000])
@@ -51,29 +58,15 @@ struct ResumeRangeTests {
                     body: range + ResumeRangeTests.junk
                 )
             case .chunkedPastRange:
-                try responder.writeHead(
-                    status: 206, headers: common + [("Content-Range", "bytes 40000-49999/100000"), ("Transfer-Encoding", "chunked")]
-                )
-                try responder.writeChunk(range)
-                try responder.writeChunk(ResumeRangeTests.junk)
-                try responder.endChunks()
+                try Self.chunked(responder, headers: common, contentRange: "bytes 40000-49999/100000", [range, ResumeRangeTests.junk])
             case .rangeShortOfTotal:
                 try responder.respond(status: 206, headers: common + [("Content-Range", "bytes 40000-49999/100000")], body: range)
             case .chunkedShortOfRange:
-                try responder.writeHead(
-                    status: 206, headers: common + [("Content-Range", "bytes 40000-99999/100000"), ("Transfer-Encoding", "chunked")]
-                )
-                try responder.writeChunk(range)
-                try responder.endChunks()
+                try Self.chunked(responder, headers: common, contentRange: "bytes 40000-99999/100000", [range])
             case .rangeOfUnknownTotal:
                 try responder.respond(status: 206, headers: common + [("Content-Range", "bytes 40000-49999/*")], body: range)
             case .rangePastKnownTotal:
-                try responder.writeHead(
-                    status: 206, headers: common + [("Content-Range", "bytes 40000-149999/*"), ("Transfer-Encoding", "chunked")]
-                )
-                try responder.writeChunk(Array(ResumeRangeTests.body[first...]))
-                try responder.writeChunk(ResumeRangeTests.junk)
-                try responder.endChunks()
+                try Self.chunked(responder, headers: common, contentRange: "bytes 40000-149999/*", [Array(ResumeRangeTests.body[first...]), ResumeRangeTests.junk])
             case .rangeShortOfTotalWithoutValidators:
                 try responder.respond(
                     status: 206, headers: [("Accept-Ranges", "bytes"), ("Content-Range", "bytes 40000-49999/100000")], body: range

@@ -44,16 +44,7 @@ struct ClaimPlanTests {
             )
             try connection.execute("ANALYZE webhook_deliveries")
             try connection.execute("ANALYZE webhook_endpoints")
-            // As a pooled connection plans it at first, and once it has run a few times.
-            try connection.execute("PREPARE claim_plan(text, int8, int8, int8, float8, text[], int8) AS \(WebhookLedger.claimSQL)")
-            for mode in ["force_custom_plan", "force_generic_plan"] {
-                try connection.execute("SET plan_cache_mode = \(mode)")
-                try connection.execute("BEGIN")
-                defer { _ = try? connection.execute("ROLLBACK") }
-                let json = try connection.query(
-                    "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE claim_plan('plans-test', 16, 64, 8, 30, '{}', \(WebhookLedger.maximumCandidates))"
-                )[0].decode(0, as: String.self)
-                let plan = try #require((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])?.first?["Plan"] as? [String: Any])
+            for (mode, plan) in try Self.claimPlans(on: connection) {
                 // Each stream has two deliveries (didCreateTask's and the progress'): its head is
                 // ready unless it is in flight. A claim that compared every pair of those heads,
                 // or every head with every endpoint, threw away tens of thousands of rows.
@@ -88,15 +79,7 @@ struct ClaimPlanTests {
             }
             try await ledger.fanOutEverything()
             try connection.execute("UPDATE webhook_deliveries SET next_attempt_at = now() - interval '1 second'")
-            try connection.execute("PREPARE claim_plan(text, int8, int8, int8, float8, text[], int8) AS \(WebhookLedger.claimSQL)")
-            for mode in ["force_custom_plan", "force_generic_plan"] {
-                try connection.execute("SET plan_cache_mode = \(mode)")
-                try connection.execute("BEGIN")
-                defer { _ = try? connection.execute("ROLLBACK") }
-                let json = try connection.query(
-                    "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE claim_plan('plans-test', 16, 64, 8, 30, '{}', \(WebhookLedger.maximumCandidates))"
-                )[0].decode(0, as: String.self)
-                let plan = try #require((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])?.first?["Plan"] as? [String: Any])
+            for (mode, plan) in try Self.claimPlans(on: connection) {
                 #expect(plan["Actual Rows"] as? Int == Self.streams / 2, "\(mode): the claim's leases and candidates are every ready head")
                 let reads = Self.loops(ofScansOf: "webhook_endpoints", in: plan)
                 #expect(reads.allSatisfy { $0 <= 1 }, "\(mode): webhook_endpoints read \(reads) times")
@@ -106,6 +89,22 @@ struct ClaimPlanTests {
 
     /// Tasks, each a stream with two pending deliveries.
     private static let streams = 200
+
+    /// The claim's plans, executed and rolled back: as a pooled connection plans it at first
+    /// (custom), and once it has run a few times (generic).
+    private static func claimPlans(on connection: PostgresConnection) throws -> [(mode: String, plan: [String: Any])] {
+        try connection.execute("PREPARE claim_plan(text, int8, int8, int8, float8, text[], int8) AS \(WebhookLedger.claimSQL)")
+        return try ["force_custom_plan", "force_generic_plan"].map { mode in
+            try connection.execute("SET plan_cache_mode = \(mode)")
+            try connection.execute("BEGIN")
+            defer { _ = try? connection.execute("ROLLBACK") }
+            let json = try connection.query(
+                "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE claim_plan('plans-test', 16, 64, 8, 30, '{}', \(WebhookLedger.maximumCandidates))"
+            )[0].decode(0, as: String.self)
+            let plan = try #require((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])?.first?["Plan"] as? [String: Any])
+            return (mode, plan)
+        }
+    }
 
     /// How many times each scan of `relation` in the plan ran.
     private static func loops(ofScansOf relation: String, in node: [String: Any]) -> [Int] {
