@@ -63,8 +63,7 @@ extension WebhookLedger {
     /// endpoint's own `maximumInFlight`): for the room an answered decision freed, instead of a
     /// claim that ranks every pending delivery. Counting streams in flight reads the pending
     /// deliveries once (about 1 ms in bench/decisions.sh's data run); ranking them, five times
-    /// as much. Also answers how many candidates
-    /// were used up (taken, or found stale).
+    /// as much. Also answers how many candidates were used up (taken, or found stale).
     public func claimOneOf(
         _ candidates: [DeliveryCandidate], limit: Int, lease: Duration, answered: [String], perEndpoint: Int, perTenant: Int
     ) async throws -> (room: Room, candidatesUsed: Int) {

@@ -6,8 +6,9 @@ import Synchronization
 /// New deliveries for endpoints it found full cannot change what the next claim takes; only room
 /// freed there can. So the fan-out rings the delivery loop only for deliveries to other endpoints,
 /// and room freed on this instance (a slot ending, or a decision's end that found room but no
-/// waiting stream to take it) rings it and forgets which endpoints were full. Room freed elsewhere (another instance's slots, leases that ran out) rings
-/// nothing here, so what a claim found full is trusted only for `trustedFor`: past that, new
+/// waiting stream to take it) rings it and forgets which endpoints were full. Room freed
+/// elsewhere (another instance's slots, leases that ran out) rings nothing here, so what a
+/// claim found full is trusted only for `trustedFor`: past that, new
 /// deliveries wake a claim again, and wait that long at most. In bench/decisions.sh (1,000
 /// downloads, their one endpoint kept full by the instance's slots) 40 of 63 claims took nothing
 /// before, woken by the fan-out.
