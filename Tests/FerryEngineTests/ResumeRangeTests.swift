@@ -118,6 +118,13 @@ struct ResumeRangeTests {
             #expect(task.error == nil, "\(String(describing: task.error))")
             #expect(try ferry.downloadedFile(of: task.id) == Self.body)
             #expect(origin.requests.map { $0.header("Range") } == ["bytes=40000-", nil])
+            // Refused mid-body (the chunked one: the others are refused by their heads), after
+            // the delegate heard of offset 40000, the download tells it that it starts over;
+            // its progress never steps back.
+            let offsets = try await ferry.eventData(of: task.id, type: "downloadTask.didResumeAtOffset").map { $0["fileOffset"] }
+            #expect(offsets == (answer == .chunkedPastRange ? [.number(40_000), .number(0)] : []), "\(offsets)")
+            let steps = try await ferry.eventData(of: task.id, type: "downloadTask.didWriteData").map { $0["bytesWritten"] }
+            #expect(steps.allSatisfy { if case .number(let step)? = $0 { step >= 0 } else { false } }, "\(steps)")
         }
     }
 

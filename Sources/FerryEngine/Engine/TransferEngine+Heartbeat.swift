@@ -133,8 +133,10 @@ extension TransferEngine {
             return (.dataTaskDidReceiveData, DataEvents.payload(snapshot.newData, offset: snapshot.newDataOffset))
         }
         if snapshot.job.claim.kind == .download, snapshot.bytesReceived != last.received {
+            // A download that started over counts from 0, never as a negative step.
+            let written = snapshot.bytesReceived >= last.received ? snapshot.bytesReceived - last.received : snapshot.bytesReceived
             return (.downloadTaskDidWriteData, writeDataPayload(
-                written: snapshot.bytesReceived - last.received, total: snapshot.bytesReceived, expected: snapshot.bytesExpectedToReceive
+                written: written, total: snapshot.bytesReceived, expected: snapshot.bytesExpectedToReceive
             ))
         }
         return nil

@@ -81,6 +81,7 @@ extension Transfer {
                     "fileOffset": .number(Double(offset)),
                     "expectedTotalBytes": .number(Double(bytesExpectedToReceive)),
                 ])
+                announcedResumeOffset = true
             case .restartFromZero:
                 guard restartFile() else { return false }
                 expectedTotalBytes = snapshot.expectedContentLength >= 0 ? snapshot.expectedContentLength : nil
@@ -106,6 +107,13 @@ extension Transfer {
             resumeRequest = nil
         } else if job.claim.kind == .download {
             expectedTotalBytes = snapshot.expectedContentLength >= 0 ? snapshot.expectedContentLength : nil
+            if announcedResumeOffset, head.statusCode == 200 {
+                // The delegate heard that the download continued at an offset, and then its 206
+                // was refused mid-body (it ran past its range) and it starts over without Range:
+                // it hears so, as from a 200 to a resume.
+                announcedResumeOffset = false
+                emit(.downloadTaskDidResumeAtOffset, ["fileOffset": 0, "expectedTotalBytes": .number(Double(bytesExpectedToReceive))])
+            }
         }
         response = snapshot
         // A challenged 401 (or the session's proxy's 407) goes to the challenge decision first

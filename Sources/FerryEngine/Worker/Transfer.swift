@@ -44,6 +44,9 @@ final class Transfer: CurlTransferDelegate {
     var resumeRequest: (offset: Int64, validator: ResumeValidator)?
     /// What the current exchange's 206 says it appends: its body is held to it.
     var resumedRange: ResumedRange?
+    /// Whether `downloadTask.didResumeAtOffset` told the delegate of an offset this transfer
+    /// may still abandon (see `Transfer.acceptAsFinal`).
+    var announcedResumeOffset = false
 
     /// Where the current exchange's body started (a superseding response rewinds to it).
     var exchangeStartBytes: Int64 = 0
