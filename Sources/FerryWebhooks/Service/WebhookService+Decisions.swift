@@ -151,6 +151,8 @@ extension WebhookService: DecisionGateway {
         let outcome = AttemptOutcome(statusCode: result.statusCode, retryAfter: nil)
         let now = configuration.now()
         let decidedBy = reply == nil ? "default" : "receiver"
+        // A decision sent is an attempt like any other for the operator's count.
+        if remaining > .milliseconds(10) { (outcome.isSuccess ? Self.attemptsDelivered : Self.attemptsFailed).increment() }
         do {
             if outcome.isSuccess, let statusCode = result.statusCode {
                 // The transfer goes on now; the record follows (see `submit`).

@@ -237,8 +237,8 @@ extension WebhookService {
 
     /// Made once, as the engine's metrics are: making a metric asks the backend's registry
     /// every time, and attempts come by the hundred a second.
-    private static let attemptsDelivered = Counter(label: "ferry_webhook_attempts_total", dimensions: [("outcome", "delivered")])
-    private static let attemptsFailed = Counter(label: "ferry_webhook_attempts_total", dimensions: [("outcome", "failed")])
+    static let attemptsDelivered = Counter(label: "ferry_webhook_attempts_total", dimensions: [("outcome", "delivered")])
+    static let attemptsFailed = Counter(label: "ferry_webhook_attempts_total", dimensions: [("outcome", "failed")])
     private static let claims = Counter(label: "ferry_webhook_claims_total")
 
     /// What becomes of an attempt answered 2xx (a failure is always recorded before `attempt` returns).
