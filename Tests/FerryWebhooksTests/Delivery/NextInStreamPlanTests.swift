@@ -67,6 +67,35 @@ struct NextInStreamPlanTests {
         }
     }
 
+    @Test("the room count of an ended decision's endpoint reads the pending deliveries, not the tenant's history")
+    func roomCountReadsPendingDeliveriesOnly() async throws {
+        try await WebhookHarness.run(start: false) { ferry in
+            let (session, _) = try await ferry.makeSession(delegateURL: "http://127.0.0.1:9/hooks")
+            let ledger = ferry.database.webhookLedger(instanceID: "plans-test")
+            func makeStreams() async throws {
+                for _ in 0..<Self.streams {
+                    let task = try await ferry.makeTask(in: session)
+                    for _ in 0..<4 { try await ferry.emit(.downloadTaskDidWriteData, task: task) }
+                }
+                try await ledger.fanOutEverything()
+            }
+            let connection = try PostgresConnection.connect(ferry.test.conninfo)
+            defer { connection.close() }
+            // A history of delivered rows, statistics of that quiet moment, then a backlog.
+            try await makeStreams()
+            try connection.execute("UPDATE webhook_deliveries SET status = 'delivered'")
+            try connection.execute("VACUUM ANALYZE webhook_deliveries")
+            try await makeStreams()
+            try connection.execute("UPDATE webhook_deliveries SET lease_owner = 'elsewhere', lease_expires_at = now() + interval '1 minute' WHERE status = 'pending' AND sequence = 1")
+            let endpoint = try connection.query("SELECT id FROM webhook_endpoints LIMIT 1")[0].decode(0, as: String.self)
+
+            try connection.execute("SET plan_cache_mode = force_generic_plan")
+            try connection.execute("PREPARE room_plan(text, text[], int8, int8) AS \(WebhookLedger.roomSQL)")
+            let room = try explain("EXECUTE room_plan('\(endpoint)', '{}', 16, 64)", on: connection)
+            #expect(room.rowsRead <= Self.streams * 5 + 20, "the \(Self.streams * 5) pending deliveries, once: \(room)")
+        }
+    }
+
     /// Tasks of five deliveries each: a backlog of five hundred.
     private static let streams = 100
 
