@@ -34,9 +34,9 @@ struct ResumeRangeTests {
         case rangeOfUnknownTotal
         /// `bytes 40000-149999/*`, chunked: a range past the total the partial file knows.
         case rangePastKnownTotal
-        /// `bytes 40000-49999/100000` without ETag or Last-Modified (a 206 need not repeat the
-        /// latter): less than asked for.
-        case rangeShortOfTotalWithoutValidators
+        /// `bytes 40000-99999/100000` without ETag or Last-Modified (a 206 need not repeat the
+        /// latter), chunked, ended after 10 000 bytes.
+        case chunkedShortOfRangeWithoutValidators
 
         var testDescription: String { rawValue }
 
@@ -67,10 +67,8 @@ struct ResumeRangeTests {
                 try responder.respond(status: 206, headers: common + [("Content-Range", "bytes 40000-49999/*")], body: range)
             case .rangePastKnownTotal:
                 try Self.chunked(responder, headers: common, contentRange: "bytes 40000-149999/*", [Array(ResumeRangeTests.body[first...]), ResumeRangeTests.junk])
-            case .rangeShortOfTotalWithoutValidators:
-                try responder.respond(
-                    status: 206, headers: [("Accept-Ranges", "bytes"), ("Content-Range", "bytes 40000-49999/100000")], body: range
-                )
+            case .chunkedShortOfRangeWithoutValidators:
+                try Self.chunked(responder, headers: [("Accept-Ranges", "bytes")], contentRange: "bytes 40000-99999/100000", [range])
             }
         }
     }
@@ -129,10 +127,51 @@ struct ResumeRangeTests {
     }
 
     @Test(
-        "a 206 that ends before the known total is -1005 with resume data for what came, which then completes the file",
-        arguments: [Answer.rangeShortOfTotal, .chunkedShortOfRange, .rangeOfUnknownTotal, .rangeShortOfTotalWithoutValidators]
+        "a 206 whose range ends before the known total is continued: the rest is asked for in the same transfer",
+        arguments: [Answer.rangeShortOfTotal, .rangeOfUnknownTotal]
     )
     func shortOfTotal(_ answer: Answer) async throws {
+        let origin = try Self.origin(answering: answer)
+        defer { origin.stop() }
+        try await EngineHarness.run { ferry in
+            let started = try await Self.startResumed(ferry, url: origin.url("/file"), expectedTotalBytes: 100_000)
+            let task = try await ferry.completion(of: started.id)
+            #expect(task.error == nil, "\(String(describing: task.error))")
+            #expect(try ferry.downloadedFile(of: task.id) == Self.body)
+            #expect(origin.requests.map { $0.header("Range") } == ["bytes=40000-", "bytes=50000-"])
+            #expect(origin.requests.map { $0.header("If-Range") } == [Self.etag, Self.etag])
+            let offsets = try await ferry.eventData(of: task.id, type: "downloadTask.didResumeAtOffset").map { $0["fileOffset"] }
+            #expect(offsets == [.number(40_000)], "one download, resumed once: \(offsets)")
+        }
+    }
+
+    @Test("an origin that caps every range at 10 000 bytes completes a resumed download in one transfer")
+    func cappedRanges() async throws {
+        let origin = try TestOrigin { request, responder in
+            guard let range = request.header("Range"), let first = Int(range.dropFirst("bytes=".count).dropLast()) else {
+                return try responder.serveResource(Self.body, for: request, etag: Self.etag)
+            }
+            let last = min(first + 9_999, Self.body.count - 1)
+            try responder.respond(
+                status: 206, headers: [("ETag", Self.etag), ("Content-Range", "bytes \(first)-\(last)/\(Self.body.count)")],
+                body: Array(Self.body[first...last])
+            )
+        }
+        defer { origin.stop() }
+        try await EngineHarness.run { ferry in
+            let started = try await Self.startResumed(ferry, url: origin.url("/file"), expectedTotalBytes: 100_000)
+            let task = try await ferry.completion(of: started.id)
+            #expect(task.error == nil, "\(String(describing: task.error))")
+            #expect(try ferry.downloadedFile(of: task.id) == Self.body)
+            #expect(origin.requests.map { $0.header("Range") } == stride(from: 40_000, to: 100_000, by: 10_000).map { "bytes=\($0)-" })
+        }
+    }
+
+    @Test(
+        "a 206 whose body ends before its range is -1005 with resume data for what came, which then completes the file",
+        arguments: [Answer.chunkedShortOfRange, .chunkedShortOfRangeWithoutValidators]
+    )
+    func shortOfRange(_ answer: Answer) async throws {
         let origin = try Self.origin(answering: answer)
         defer { origin.stop() }
         try await EngineHarness.run { ferry in

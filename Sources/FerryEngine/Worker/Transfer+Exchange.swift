@@ -201,6 +201,10 @@ extension Transfer {
         case .final where response?.statusCode == 407 && usesProxy:
             return proxyChallenged()
         case .final:
+            if resumedRange.map({ $0.end(fileLength: file?.bytesWritten ?? 0) }) == .shortOfTotal,
+               rangeContinuations < Self.maximumRangeContinuations, let file, let validator {
+                return continueRange(from: file.bytesWritten, validator: validator)
+            }
             return resumedRangeShortfall().map(TransferEnd.failed) ?? .finished
         case .discard:
             return .finished
@@ -211,11 +215,32 @@ extension Transfer {
         }
     }
 
+    /// A 206 that carried all of its range, which ends before the resource does (RFC 9110 lets a
+    /// server send less than was asked, and some cap every range): the next exchange asks for
+    /// the rest, as resuming from where the file ends would, so that such a server does not
+    /// end every resume with -1005 (and a background session's retries with it).
+    private func continueRange(from offset: Int64, validator: ResumeValidator) -> TransferEnd? {
+        rangeContinuations += 1
+        resumeRequest = (offset, validator)
+        do {
+            try configureExchange()
+            return nil
+        } catch {
+            return .failed(TransferError(code: .cannotWriteToFile, failingURL: request.url))
+        }
+    }
+
+    /// Ranges asked for again within one transfer before a short one ends it as -1005 (with
+    /// resume data): each carries at least a byte, and a server that sends a few at a time
+    /// should not cost a request per byte.
+    static let maximumRangeContinuations = 1_000
+
     /// The failure of a resumed 206 whose body ended before the file is whole, if it did: -1005,
     /// what curl's CURLE_PARTIAL_FILE (a body that stops short of its `Content-Length`) maps to,
     /// and what URLSession reports for a body cut short. What came is the representation's, as
     /// its range said, so the file is kept: resume data (or a background session's retry)
-    /// continues it with `Range` from where it ends. A later 206 short again only moves on.
+    /// continues it with `Range` from where it ends. A whole range that ends before the resource
+    /// ends this way only once `continueRange` has asked for the rest too often.
     private func resumedRangeShortfall() -> TransferError? {
         guard let resumedRange, let file else { return nil }
         let reason: String

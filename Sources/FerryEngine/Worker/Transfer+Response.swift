@@ -77,11 +77,14 @@ extension Transfer {
                 // The task's response describes the whole representation, as URLSession's does.
                 snapshot.statusCode = 200
                 snapshot.expectedContentLength = bytesExpectedToReceive
-                emit(.downloadTaskDidResumeAtOffset, [
-                    "fileOffset": .number(Double(offset)),
-                    "expectedTotalBytes": .number(Double(bytesExpectedToReceive)),
-                ])
-                announcedResumeOffset = true
+                // Once: the rest asked for after a short range continues the same download.
+                if !announcedResumeOffset {
+                    emit(.downloadTaskDidResumeAtOffset, [
+                        "fileOffset": .number(Double(offset)),
+                        "expectedTotalBytes": .number(Double(bytesExpectedToReceive)),
+                    ])
+                    announcedResumeOffset = true
+                }
             case .restartFromZero:
                 guard restartFile() else { return false }
                 expectedTotalBytes = snapshot.expectedContentLength >= 0 ? snapshot.expectedContentLength : nil

@@ -47,6 +47,8 @@ final class Transfer: CurlTransferDelegate {
     /// Whether `downloadTask.didResumeAtOffset` told the delegate of an offset this transfer
     /// may still abandon (see `Transfer.acceptAsFinal`).
     var announcedResumeOffset = false
+    /// How many times this transfer asked for the rest after a 206 that ended before the resource.
+    var rangeContinuations = 0
 
     /// Where the current exchange's body started (a superseding response rewinds to it).
     var exchangeStartBytes: Int64 = 0
