@@ -167,6 +167,32 @@ struct ResumeRangeTests {
         }
     }
 
+    @Test("a request for the rest answered 503 ends the download -1005 with what every range brought, not the error page")
+    func refusedContinuation() async throws {
+        let origin = try TestOrigin { request, responder in
+            guard let range = request.header("Range"), let first = Int(range.dropFirst("bytes=".count).dropLast()) else {
+                return try responder.serveResource(Self.body, for: request, etag: Self.etag)
+            }
+            guard first < 60_000 else { return try responder.respond(status: 503, headers: [], body: Array("busy".utf8)) }
+            let last = first + 9_999
+            try responder.respond(
+                status: 206, headers: [("ETag", Self.etag), ("Content-Range", "bytes \(first)-\(last)/\(Self.body.count)")],
+                body: Array(Self.body[first...last])
+            )
+        }
+        defer { origin.stop() }
+        try await EngineHarness.run { ferry in
+            let started = try await Self.startResumed(ferry, url: origin.url("/file"), expectedTotalBytes: 100_000)
+            let task = try await ferry.completion(of: started.id)
+            #expect(task.error?.code == -1005, "\(String(describing: task.error))")
+            #expect(!task.hasDownloadedFile)
+            let token = try ferry.resumeData.decode(try #require(task.error?.resumeData), tenantID: ferry.tenant.id)
+            #expect(token.bytesOnDisk == 60_000)
+            #expect(token.validator == .strongETag(Self.etag))
+            #expect(origin.requests.map { $0.header("Range") } == ["bytes=40000-", "bytes=50000-", "bytes=60000-"])
+        }
+    }
+
     @Test(
         "a 206 whose body ends before its range is -1005 with resume data for what came, which then completes the file",
         arguments: [Answer.chunkedShortOfRange, .chunkedShortOfRangeWithoutValidators]

@@ -177,6 +177,7 @@ extension Transfer {
         let exchangeResponse = heads.completed.map { HTTPResponseSnapshot(url: request.url, head: $0) }
         metrics.append(easy.transactionMetrics(request: request, response: exchangeResponse, started: hopStarted, isProxyConnection: usesProxy))
         if let stopRequest { return stopRequest }
+        if let continuationRefusal { return .failed(continuationRefusal) }
         if restartsWithoutRange {
             resumeRequest = nil
             validator = nil

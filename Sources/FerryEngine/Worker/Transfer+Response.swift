@@ -104,6 +104,17 @@ extension Transfer {
             case .restartWithoutRange:
                 restartsWithoutRange = true
                 return false
+            case .notResumed where rangeContinuations > 0:
+                // The request for the rest after a short range (ours, not the task's) was answered
+                // otherwise (a 503, a 429, an expired signature): the file holds what every range
+                // brought, and the error page is not the download. -1005 with resume data, as a
+                // cut connection ends, not a file emptied for the error's body.
+                validator = sentValidator
+                continuationRefusal = TransferError(
+                    code: .networkConnectionLost, failingURL: request.url,
+                    reason: "the request for the rest of the file was answered \(head.statusCode)"
+                )
+                return false
             case .notResumed:
                 guard restartFile() else { return false }
             }

@@ -49,6 +49,9 @@ final class Transfer: CurlTransferDelegate {
     var announcedResumeOffset = false
     /// How many times this transfer asked for the rest after a 206 that ended before the resource.
     var rangeContinuations = 0
+    /// Set when such a request was answered with neither the rest nor a new whole: the transfer
+    /// ends with it, the file kept.
+    var continuationRefusal: TransferError?
 
     /// Where the current exchange's body started (a superseding response rewinds to it).
     var exchangeStartBytes: Int64 = 0
