@@ -40,19 +40,12 @@ struct LedgerWriterOutageTests {
         let fixture = try await Fixture.make()
         let log = LogRecorder()
         let writer = fixture.writer(logger: log)
-        let ended = Atomic<Bool>(false)
-        let running = Task {
-            await writer.run()
-            ended.store(true, ordering: .releasing)
-        }
-
-        try await fixture.test.beginOutage()
-        writer.enqueue(.finish([(fixture.leases[1], .completed(TaskCompletion()))]))
+        let (running, ended) = try await fixture.runThroughOutage(writer)
         try await Task.sleep(for: .milliseconds(300))
         running.cancel()
         // A cancelled sleep returns at once: the writer used to try again and again, without a
         // pause, for as long as the database stayed away.
-        #expect(await Self.becomesTrue(within: .seconds(3)) { ended.load(ordering: .acquiring) }, "the cancelled writer did not end")
+        #expect(await Self.becomesTrue(within: .seconds(3)) { ended.value }, "the cancelled writer did not end")
         #expect(log.count(Self.retryingLine) <= 1, "\(log.count(Self.retryingLine)) lines of failed tries")
 
         try await fixture.test.endOutage()
@@ -66,16 +59,9 @@ struct LedgerWriterOutageTests {
         let fixture = try await Fixture.make()
         let log = LogRecorder()
         let writer = fixture.writer(logger: log, patienceWhenStopping: .milliseconds(500))
-        let ended = Atomic<Bool>(false)
-        let running = Task {
-            await writer.run()
-            ended.store(true, ordering: .releasing)
-        }
-
-        try await fixture.test.beginOutage()
-        writer.enqueue(.finish([(fixture.leases[1], .completed(TaskCompletion()))]))
+        let (running, ended) = try await fixture.runThroughOutage(writer)
         writer.stop()
-        #expect(await Self.becomesTrue(within: .seconds(3)) { ended.load(ordering: .acquiring) }, "the stopped writer did not end")
+        #expect(await Self.becomesTrue(within: .seconds(3)) { ended.value }, "the stopped writer did not end")
         #expect(log.all.contains { $0.message.hasPrefix("the database stayed away while stopping") })
 
         try await fixture.test.endOutage()
@@ -92,6 +78,13 @@ struct LedgerWriterOutageTests {
         }
         return condition()
     }
+}
+
+/// Set once a writer's `run()` has returned.
+private final class EndFlag: Sendable {
+    private let ended = Atomic<Bool>(false)
+    var value: Bool { ended.load(ordering: .acquiring) }
+    func set() { ended.store(true, ordering: .releasing) }
 }
 
 /// Two claimed data tasks of a default session, in a database whose pool waits 100 ms for a
@@ -119,6 +112,19 @@ private struct Fixture {
             ledger: ledger, cookies: test.database.cookies, workers: 1, version: "test", logger: log.logger,
             resumeData: resumeData, patienceWhenStopping: patienceWhenStopping, finished: {}
         )
+    }
+
+    /// Starts `writer` in a task of its own, then takes the database away and queues the second
+    /// task's end meanwhile.
+    func runThroughOutage(_ writer: LedgerWriter) async throws -> (running: Task<Void, Never>, ended: EndFlag) {
+        let ended = EndFlag()
+        let running = Task {
+            await writer.run()
+            ended.set()
+        }
+        try await test.beginOutage()
+        writer.enqueue(.finish([(leases[1], .completed(TaskCompletion()))]))
+        return (running, ended)
     }
 
     /// Whether the task is completed within `limit`.

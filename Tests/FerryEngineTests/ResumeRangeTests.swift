@@ -103,16 +103,46 @@ struct ResumeRangeTests {
         return try await ferry.startTask(in: session, kind: .download, url: url, checkpoint: checkpoint)
     }
 
+    /// Resumes a download from `onDisk` bytes of `origin`'s `/file` (stopped afterwards) and
+    /// runs `check` on its end.
+    static func resumeToEnd(
+        from origin: TestOrigin, expectedTotalBytes: Int64? = 100_000, _ check: (EngineHarness, TaskRecord) async throws -> Void
+    ) async throws {
+        defer { origin.stop() }
+        try await EngineHarness.run { ferry in
+            let started = try await startResumed(ferry, url: origin.url("/file"), expectedTotalBytes: expectedTotalBytes)
+            try await check(ferry, try await ferry.completion(of: started.id))
+        }
+    }
+
+    /// An origin that answers every range with 10 000 bytes at most (the rest of the resource
+    /// takes more requests), and ranges from `refused` on with a 503.
+    static func cappingOrigin(refusingFrom refused: Int = .max) throws -> TestOrigin {
+        try TestOrigin { request, responder in
+            guard let range = request.header("Range"), let first = Int(range.dropFirst("bytes=".count).dropLast()) else {
+                return try responder.serveResource(Self.body, for: request, etag: Self.etag)
+            }
+            guard first < refused else { return try responder.respond(status: 503, headers: [], body: Array("busy".utf8)) }
+            let last = min(first + 9_999, Self.body.count - 1)
+            try responder.respond(
+                status: 206, headers: [("ETag", Self.etag), ("Content-Range", "bytes \(first)-\(last)/\(Self.body.count)")],
+                body: Array(Self.body[first...last])
+            )
+        }
+    }
+
+    /// The resume data a task failed with, decoded.
+    static func resumeToken(of task: TaskRecord, _ ferry: EngineHarness) throws -> ResumeDataToken {
+        try ferry.resumeData.decode(try #require(task.error?.resumeData), tenantID: ferry.tenant.id)
+    }
+
     @Test(
         "a 206 whose body runs past its Content-Range is not appended: the download starts over without Range",
         arguments: [Answer.lengthPastRange, .chunkedPastRange, .rangePastKnownTotal]
     )
     func bodyPastRange(_ answer: Answer) async throws {
         let origin = try Self.origin(answering: answer)
-        defer { origin.stop() }
-        try await EngineHarness.run { ferry in
-            let started = try await Self.startResumed(ferry, url: origin.url("/file"), expectedTotalBytes: 100_000)
-            let task = try await ferry.completion(of: started.id)
+        try await Self.resumeToEnd(from: origin) { ferry, task async throws in
             #expect(task.error == nil, "\(String(describing: task.error))")
             #expect(try ferry.downloadedFile(of: task.id) == Self.body)
             #expect(origin.requests.map { $0.header("Range") } == ["bytes=40000-", nil])
@@ -132,10 +162,7 @@ struct ResumeRangeTests {
     )
     func shortOfTotal(_ answer: Answer) async throws {
         let origin = try Self.origin(answering: answer)
-        defer { origin.stop() }
-        try await EngineHarness.run { ferry in
-            let started = try await Self.startResumed(ferry, url: origin.url("/file"), expectedTotalBytes: 100_000)
-            let task = try await ferry.completion(of: started.id)
+        try await Self.resumeToEnd(from: origin) { ferry, task async throws in
             #expect(task.error == nil, "\(String(describing: task.error))")
             #expect(try ferry.downloadedFile(of: task.id) == Self.body)
             #expect(origin.requests.map { $0.header("Range") } == ["bytes=40000-", "bytes=50000-"])
@@ -147,20 +174,8 @@ struct ResumeRangeTests {
 
     @Test("an origin that caps every range at 10 000 bytes completes a resumed download in one transfer")
     func cappedRanges() async throws {
-        let origin = try TestOrigin { request, responder in
-            guard let range = request.header("Range"), let first = Int(range.dropFirst("bytes=".count).dropLast()) else {
-                return try responder.serveResource(Self.body, for: request, etag: Self.etag)
-            }
-            let last = min(first + 9_999, Self.body.count - 1)
-            try responder.respond(
-                status: 206, headers: [("ETag", Self.etag), ("Content-Range", "bytes \(first)-\(last)/\(Self.body.count)")],
-                body: Array(Self.body[first...last])
-            )
-        }
-        defer { origin.stop() }
-        try await EngineHarness.run { ferry in
-            let started = try await Self.startResumed(ferry, url: origin.url("/file"), expectedTotalBytes: 100_000)
-            let task = try await ferry.completion(of: started.id)
+        let origin = try Self.cappingOrigin()
+        try await Self.resumeToEnd(from: origin) { ferry, task async throws in
             #expect(task.error == nil, "\(String(describing: task.error))")
             #expect(try ferry.downloadedFile(of: task.id) == Self.body)
             #expect(origin.requests.map { $0.header("Range") } == stride(from: 40_000, to: 100_000, by: 10_000).map { "bytes=\($0)-" })
@@ -169,24 +184,11 @@ struct ResumeRangeTests {
 
     @Test("a request for the rest answered 503 ends the download -1005 with what every range brought, not the error page")
     func refusedContinuation() async throws {
-        let origin = try TestOrigin { request, responder in
-            guard let range = request.header("Range"), let first = Int(range.dropFirst("bytes=".count).dropLast()) else {
-                return try responder.serveResource(Self.body, for: request, etag: Self.etag)
-            }
-            guard first < 60_000 else { return try responder.respond(status: 503, headers: [], body: Array("busy".utf8)) }
-            let last = first + 9_999
-            try responder.respond(
-                status: 206, headers: [("ETag", Self.etag), ("Content-Range", "bytes \(first)-\(last)/\(Self.body.count)")],
-                body: Array(Self.body[first...last])
-            )
-        }
-        defer { origin.stop() }
-        try await EngineHarness.run { ferry in
-            let started = try await Self.startResumed(ferry, url: origin.url("/file"), expectedTotalBytes: 100_000)
-            let task = try await ferry.completion(of: started.id)
+        let origin = try Self.cappingOrigin(refusingFrom: 60_000)
+        try await Self.resumeToEnd(from: origin) { ferry, task async throws in
             #expect(task.error?.code == -1005, "\(String(describing: task.error))")
             #expect(!task.hasDownloadedFile)
-            let token = try ferry.resumeData.decode(try #require(task.error?.resumeData), tenantID: ferry.tenant.id)
+            let token = try Self.resumeToken(of: task, ferry)
             #expect(token.bytesOnDisk == 60_000)
             #expect(token.validator == .strongETag(Self.etag))
             #expect(origin.requests.map { $0.header("Range") } == ["bytes=40000-", "bytes=50000-", "bytes=60000-"])
@@ -199,14 +201,10 @@ struct ResumeRangeTests {
     )
     func shortOfRange(_ answer: Answer) async throws {
         let origin = try Self.origin(answering: answer)
-        defer { origin.stop() }
-        try await EngineHarness.run { ferry in
-            let started = try await Self.startResumed(ferry, url: origin.url("/file"), expectedTotalBytes: 100_000)
-            let task = try await ferry.completion(of: started.id)
+        try await Self.resumeToEnd(from: origin) { ferry, task async throws in
             #expect(task.error?.code == -1005, "\(String(describing: task.error))")
             #expect(!task.hasDownloadedFile)
-            let resumeData = try #require(task.error?.resumeData)
-            let token = try ferry.resumeData.decode(resumeData, tenantID: ferry.tenant.id)
+            let token = try Self.resumeToken(of: task, ferry)
             #expect(token.bytesOnDisk == 50_000)
             #expect(token.validator == .strongETag(Self.etag))
             #expect(token.expectedTotalBytes == 100_000)
@@ -229,10 +227,7 @@ struct ResumeRangeTests {
     @Test("a 206 of an unknown total, resuming a file of an unknown total, is not trusted to end it: the download starts over")
     func unknownTotal() async throws {
         let origin = try Self.origin(answering: .rangeOfUnknownTotal)
-        defer { origin.stop() }
-        try await EngineHarness.run { ferry in
-            let started = try await Self.startResumed(ferry, url: origin.url("/file"), expectedTotalBytes: nil)
-            let task = try await ferry.completion(of: started.id)
+        try await Self.resumeToEnd(from: origin, expectedTotalBytes: nil) { ferry, task async throws in
             #expect(task.error == nil, "\(String(describing: task.error))")
             #expect(try ferry.downloadedFile(of: task.id) == Self.body)
             #expect(origin.requests.map { $0.header("Range") } == ["bytes=40000-", nil])

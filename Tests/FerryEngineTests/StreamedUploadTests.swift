@@ -115,10 +115,7 @@ struct StreamedUploadTests {
         let first = TestOrigin.pattern(count: 200_000, seed: 10)
         let second = TestOrigin.pattern(count: 200_000, seed: 11)
         // The first request is held until the task is suspended (its connection is then cut).
-        let origin = try TestOrigin { request, responder in
-            if request.body == first { responder.pause(seconds: 5) }
-            try responder.respond(status: 200, body: Array("\(request.body == second)".utf8))
-        }
+        let origin = try TestOrigin.holdingBody(first, answeringWhetherBodyIs: second)
         defer { origin.stop() }
         try await EngineHarness.run { ferry in
             let session = try await ferry.makeSession()

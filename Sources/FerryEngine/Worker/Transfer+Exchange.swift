@@ -202,11 +202,7 @@ extension Transfer {
         case .final where response?.statusCode == 407 && usesProxy:
             return proxyChallenged()
         case .final:
-            if resumedRange.map({ $0.end(fileLength: file?.bytesWritten ?? 0) }) == .shortOfTotal,
-               rangeContinuations < Self.maximumRangeContinuations, let file, let validator {
-                return continueRange(from: file.bytesWritten, validator: validator)
-            }
-            return resumedRangeShortfall().map(TransferEnd.failed) ?? .finished
+            return finishResumedRange()
         case .discard:
             return .finished
         case .undecided:
@@ -216,45 +212,41 @@ extension Transfer {
         }
     }
 
-    /// A 206 that carried all of its range, which ends before the resource does (RFC 9110 lets a
-    /// server send less than was asked, and some cap every range): the next exchange asks for
-    /// the rest, as resuming from where the file ends would, so that such a server does not
-    /// end every resume with -1005 (and a background session's retries with it).
-    private func continueRange(from offset: Int64, validator: ResumeValidator) -> TransferEnd? {
-        rangeContinuations += 1
-        resumeRequest = (offset, validator)
-        do {
-            try configureExchange()
-            return nil
-        } catch {
-            return .failed(TransferError(code: .cannotWriteToFile, failingURL: request.url))
+    /// How a final response ends the transfer when it appended a 206 to a partial file, held to
+    /// its `Content-Range`:
+    /// - the file whole: finished;
+    /// - the whole range came, and it ends before the resource does (RFC 9110 lets a server send
+    ///   less than was asked, and some cap every range): the next exchange asks for the rest, as
+    ///   resuming from where the file ends would, so that such a server does not end every
+    ///   resume with -1005 (and a background session's retries with it); nil;
+    /// - the body stopped before its range did (or the rest was asked for too often): -1005, what
+    ///   curl's CURLE_PARTIAL_FILE (a body short of its `Content-Length`) maps to and what
+    ///   URLSession reports for a body cut short. What came is the representation's, as its range
+    ///   said, so the file is kept: resume data (or a background session's retry) continues it.
+    private func finishResumedRange() -> TransferEnd? {
+        guard let resumedRange, let file else { return .finished }
+        let end = resumedRange.end(fileLength: file.bytesWritten)
+        if end == .complete { return .finished }
+        if end == .shortOfTotal, rangeContinuations < Self.maximumRangeContinuations, let validator {
+            rangeContinuations += 1
+            resumeRequest = (file.bytesWritten, validator)
+            do {
+                try configureExchange()
+                return nil
+            } catch {
+                return .failed(TransferError(code: .cannotWriteToFile, failingURL: request.url))
+            }
         }
+        let reason = end == .shortOfRange
+            ? "the 206 response's body ended before the end of its Content-Range"
+            : "the 206 response's Content-Range ends before the end of the resource"
+        return .failed(TransferError(code: .networkConnectionLost, failingURL: request.url, reason: reason))
     }
 
     /// Ranges asked for again within one transfer before a short one ends it as -1005 (with
     /// resume data): each carries at least a byte, and a server that sends a few at a time
     /// should not cost a request per byte.
     static let maximumRangeContinuations = 1_000
-
-    /// The failure of a resumed 206 whose body ended before the file is whole, if it did: -1005,
-    /// what curl's CURLE_PARTIAL_FILE (a body that stops short of its `Content-Length`) maps to,
-    /// and what URLSession reports for a body cut short. What came is the representation's, as
-    /// its range said, so the file is kept: resume data (or a background session's retry)
-    /// continues it with `Range` from where it ends. A whole range that ends before the resource
-    /// ends this way only once `continueRange` has asked for the rest too often.
-    private func resumedRangeShortfall() -> TransferError? {
-        guard let resumedRange, let file else { return nil }
-        let reason: String
-        switch resumedRange.end(fileLength: file.bytesWritten) {
-        case .complete:
-            return nil
-        case .shortOfRange:
-            reason = "the 206 response's body ended before the end of its Content-Range"
-        case .shortOfTotal:
-            reason = "the 206 response's Content-Range ends before the end of the resource"
-        }
-        return TransferError(code: .networkConnectionLost, failingURL: request.url, reason: reason)
-    }
 
     private func followRedirect(to location: String) -> TransferEnd? {
         guard redirectCount < RedirectPolicy.maximumRedirects else {

@@ -118,8 +118,7 @@ extension WebhookLedger {
                     AND p.status = 'pending' AND p.task_id IS NOT NULL AND p.event_position < d.event_position
                     AND p.id <> ALL($6::text[])))
         ), busy_streams AS (
-            SELECT DISTINCT endpoint_id, tenant_id, stream_id FROM webhook_deliveries
-            WHERE status = 'pending' AND lease_expires_at > now() AND id <> ALL($6::text[])
+            \(streamsInFlightSQL(answered: "$6"))
         ), busy AS (
             -- Streams in flight by endpoint and by tenant, as maps, one look-up per head: joined,
             -- the planner compared every head with every busy endpoint (see `ClaimPlanTests`).
@@ -161,6 +160,16 @@ extension WebhookLedger {
         ORDER BY l.id IS NULL, e.next_attempt_at, e.id
         LIMIT $4 + $7
         """
+
+    /// The streams in flight, by endpoint and tenant: those with a leased pending delivery, but
+    /// for the deliveries in `answered` (a parameter such as "$6"). `claimDue` and `claimOneOf`
+    /// count room from the same rows.
+    static func streamsInFlightSQL(answered: String) -> String {
+        """
+        SELECT DISTINCT endpoint_id, tenant_id, stream_id FROM webhook_deliveries
+            WHERE status = 'pending' AND lease_expires_at > now() AND id <> ALL(\(answered)::text[])
+        """
+    }
 
     /// Records an attempt and applies `plan` (which sees since when the endpoint has been
     /// failing; nil for an attempt answered 2xx, whose plan must not depend on it). The delivery's state changes only if this instance still holds the lease it

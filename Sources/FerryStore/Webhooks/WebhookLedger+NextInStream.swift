@@ -85,8 +85,7 @@ extension WebhookLedger {
         WITH busy AS MATERIALIZED (
             -- Made once and read twice, so the tenant's test cannot be pushed into it: there it
             -- could read every delivery the tenant ever had, by webhook_deliveries_tenant.
-            SELECT DISTINCT endpoint_id, tenant_id, stream_id FROM webhook_deliveries
-            WHERE status = 'pending' AND lease_expires_at > now() AND id <> ALL($2::text[])
+            \(streamsInFlightSQL(answered: "$2"))
         )
         SELECT w.status = 'active'
            AND (SELECT count(*) FROM busy WHERE busy.endpoint_id = w.id) < least(w.maximum_in_flight, $3)

@@ -121,7 +121,8 @@ extension WebhookService: DecisionGateway {
         var result = WebhookHTTPResult(
             statusCode: nil, retryAfter: nil, body: [], isBodyTruncated: false, failure: .timedOut(.zero), duration: .zero
         )
-        if remaining > .milliseconds(10) {
+        let isSent = remaining > .milliseconds(10)
+        if isSent {
             do {
                 let message = try WebhookMessage(event: claim.event, secrets: claim.secrets, sentAt: startedAt)
                 result = await transport.send(WebhookHTTPRequest(
@@ -152,7 +153,7 @@ extension WebhookService: DecisionGateway {
         let now = configuration.now()
         let decidedBy = reply == nil ? "default" : "receiver"
         // A decision sent is an attempt like any other for the operator's count.
-        if remaining > .milliseconds(10) { (outcome.isSuccess ? Self.attemptsDelivered : Self.attemptsFailed).increment() }
+        if isSent { (outcome.isSuccess ? Self.attemptsDelivered : Self.attemptsFailed).increment() }
         do {
             if outcome.isSuccess, let statusCode = result.statusCode {
                 // The transfer goes on now; the record follows (see `submit`).

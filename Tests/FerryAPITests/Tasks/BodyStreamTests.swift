@@ -36,10 +36,7 @@ struct BodyStreamTests {
         let first = TestOrigin.pattern(count: 50_000, seed: 20)
         let second = TestOrigin.pattern(count: 50_000, seed: 21)
         // The first request is held until the task is suspended (its connection is then cut).
-        let origin = try TestOrigin { request, responder in
-            if request.body == first { responder.pause(seconds: 5) }
-            try responder.respond(status: 200, body: Array("\(request.body == second)".utf8))
-        }
+        let origin = try TestOrigin.holdingBody(first, answeringWhetherBodyIs: second)
         defer { origin.stop() }
         try await APIHarness.runWithEngine { api, ferry in
             let tenant = try await api.makeTenant()
