@@ -7,6 +7,8 @@ import Logging
 public struct APIServices: Sendable {
     public var database: FerryDatabase
     public var resumeData: ResumeDataIssuer
+    /// What each tenant sees of events' positions in the log.
+    public var eventCursors: EventCursors
     public var hub: NotificationHub
     public var files: TenantFiles
     /// Whether this instance can serve: database reachable, schema current, workers running.
@@ -20,7 +22,7 @@ public struct APIServices: Sendable {
     public var diskSpace: DiskSpace?
 
     public init(
-        database: FerryDatabase, resumeData: ResumeDataIssuer, hub: NotificationHub, files: TenantFiles,
+        database: FerryDatabase, resumeData: ResumeDataIssuer, eventCursors: EventCursors, hub: NotificationHub, files: TenantFiles,
         readiness: @escaping @Sendable () async -> Readiness,
         metricsExposition: (@Sendable () -> [UInt8])? = nil,
         maximumEventStreamsPerTenant: Int = EventStreams.defaultMaximumPerTenant
@@ -29,6 +31,7 @@ public struct APIServices: Sendable {
         self.metricsExposition = metricsExposition
         self.database = database
         self.resumeData = resumeData
+        self.eventCursors = eventCursors
         self.hub = hub
         self.files = files
         self.readiness = readiness

@@ -130,6 +130,7 @@ struct OpenAPIDocumentTests {
         let services = APIServices(
             database: FerryDatabase(pool: pool),
             resumeData: ResumeDataIssuer(signingKey: [UInt8](repeating: 7, count: 32)),
+            eventCursors: EventCursors(key: [UInt8](repeating: 8, count: 32)),
             hub: NotificationHub(conninfo: conninfo, logger: logger),
             files: TenantFiles(dataDirectory: FileManager.default.temporaryDirectory.path),
             readiness: { Readiness(databaseReachable: false, migrationsApplied: false, workersRunning: false) },

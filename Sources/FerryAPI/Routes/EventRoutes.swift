@@ -5,23 +5,29 @@ import Hummingbird
 
 /// The event log: what the webhooks deliver, readable and replayable, for sessions with or
 /// without a delegate. A task's events by sequence; a session's, and the stream of all the
-/// tenant's events, by position in the log.
+/// tenant's events, by position in the log, which the tenant sees only as its own cursors
+/// (`EventCursor`: the log's positions are shared by every tenant).
 struct EventRoutes {
     let services: APIServices
 
     func register(on router: RouterGroup<TenantContext>) {
         router.get("tasks/:taskID/events") { request, context in
             let id = try context.parameters.require("taskID")
-            let (limit, after) = try Self.cursor(request)
+            let cursor = services.eventCursors.forTenant(context.tenantID)
+            // `after` is a sequence here: the task's own count.
+            let (limit, after) = try Self.page(request) { try Self.sequence($0, field: $1) }
             let page = try await services.database.events.taskEvents(tenantID: context.tenantID, taskID: id, after: after, limit: limit)
-            return try JSONResponse.make(ListView(page, EventView.init))
+            return try JSONResponse.make(ListView(page) { EventView($0, cursor: cursor) })
         }
 
         router.get("sessions/:sessionID/events") { request, context in
             let id = try context.parameters.require("sessionID")
-            let (limit, after) = try Self.cursor(request)
+            let cursor = services.eventCursors.forTenant(context.tenantID)
+            let (limit, after) = try Self.page(request) { try Self.position($0, field: $1, cursor: cursor) }
             let page = try await services.database.events.sessionEvents(tenantID: context.tenantID, sessionID: id, after: after, limit: limit)
-            return try JSONResponse.make(ListView(page, EventView.init))
+            var list = ListView(page) { EventView($0, cursor: cursor) }
+            list.nextCursor = page.nextCursor == nil ? nil : page.items.last.map { String(cursor.encode($0.position)) }
+            return try JSONResponse.make(list)
         }
 
         router.get("events/stream") { request, context in
@@ -34,14 +40,15 @@ struct EventRoutes {
             // Resume after the last event seen (what EventSource sends when it reconnects, to the
             // same URL: `?after=` is read, and checked, either way), or after `?after=`;
             // otherwise start at the end of the log.
-            let after = try Self.position(try query.string("after", maxLength: 20), field: "query.after")
-            var start = try Self.position(request.headers[Self.lastEventID], field: "Last-Event-ID") ?? after
+            let cursor = services.eventCursors.forTenant(context.tenantID)
+            let after = try Self.position(try query.string("after", maxLength: 20), field: "query.after", cursor: cursor)
+            var start = try Self.position(request.headers[Self.lastEventID], field: "Last-Event-ID", cursor: cursor) ?? after
             try query.finish()
             let slot = try services.eventStreams.admit(tenantID: context.tenantID)
             if start == nil { start = try await services.database.events.safePosition() }
             let stream = EventStream(
                 events: services.database.events, hub: services.hub, streams: services.eventStreams,
-                tenantID: context.tenantID, sessionID: sessionID, position: start ?? 0
+                tenantID: context.tenantID, sessionID: sessionID, position: start ?? 0, cursor: cursor
             )
             var headers = HTTPFields()
             headers[.contentType] = "text/event-stream"
@@ -63,20 +70,32 @@ struct EventRoutes {
 
     static let lastEventID = HTTPField.Name("Last-Event-ID")!
 
-    /// `limit` and `after` where `after` is a number (a sequence or a position).
-    static func cursor(_ request: Request) throws -> (limit: Int, after: Int64?) {
+    /// `limit` and `after`, read by `after` (a sequence or a position).
+    static func page(
+        _ request: Request, after: (_ text: String?, _ field: String) throws -> Int64?
+    ) throws -> (limit: Int, after: Int64?) {
         let query = QueryParameters(request)
         let limit = try query.integer("limit", in: 1...1000, default: 100)
-        let after = try position(try query.string("after", maxLength: 20), field: "query.after")
+        let after = try after(try query.string("after", maxLength: 20), "query.after")
         try query.finish()
         return (limit, after)
     }
 
-    static func position(_ text: String?, field: String) throws -> Int64? {
+    /// A task's `after`: a sequence number.
+    static func sequence(_ text: String?, field: String) throws -> Int64? {
         guard let text else { return nil }
         guard let value = Int64(text.trimmingCharacters(in: .whitespaces)), value >= 0 else {
-            throw APIError.badRequest("\(field) must be an event position (a whole number) from an earlier answer.", field: field)
+            throw APIError.badRequest("\(field) must be an event sequence (a whole number) from an earlier answer.", field: field)
         }
         return value
+    }
+
+    /// A position in the log, from the tenant's cursor (0: the beginning).
+    static func position(_ text: String?, field: String, cursor: EventCursor) throws -> Int64? {
+        guard let text else { return nil }
+        guard let value = Int64(text.trimmingCharacters(in: .whitespaces)), let position = cursor.decode(value) else {
+            throw APIError.badRequest("\(field) must be an event position (a whole number) from an earlier answer.", field: field)
+        }
+        return position
     }
 }

@@ -6,7 +6,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// One `GET /v1/events/stream`: Server-Sent Events of the tenant's events after a position, as
-/// they commit. `id:` is the event's position (what `Last-Event-ID` resumes from), `event:` its
+/// they commit. `id:` is the event's position as the tenant's cursor (what `Last-Event-ID`
+/// resumes from), `event:` its
 /// type, `data:` the same JSON body a webhook gets. Woken by event notifications; a comment
 /// every `heartbeatInterval` keeps proxies from closing an idle stream and finds clients that
 /// went away. Ends when the client disconnects or Ferry shuts down.
@@ -17,6 +18,7 @@ struct EventStream: Sendable {
     let tenantID: String
     let sessionID: String?
     let position: Int64
+    let cursor: EventCursor
 
     static let heartbeatInterval: Duration = .seconds(15)
     static let batchSize = 200
@@ -59,7 +61,7 @@ struct EventStream: Sendable {
                 guard !batch.isEmpty else { break }
                 var buffer = ByteBuffer()
                 for event in batch {
-                    buffer.writeString("id: \(event.position)\nevent: \(event.type)\ndata: ")
+                    buffer.writeString("id: \(cursor.encode(event.position))\nevent: \(event.type)\ndata: ")
                     buffer.writeBytes(event.webhookBody())
                     buffer.writeString("\n\n")
                 }

@@ -5,9 +5,12 @@ import Foundation
 /// A delivery with its attempts: what the tenant reads to see why a webhook did not arrive.
 struct WebhookDeliveryView: Encodable, Sendable {
     var delivery: WebhookDeliveryRecord
+    /// The tenant's cursor for the event's position (see `EventCursor`).
+    var cursor: EventCursor
 
-    init(_ delivery: WebhookDeliveryRecord) {
+    init(_ delivery: WebhookDeliveryRecord, cursor: EventCursor) {
         self.delivery = delivery
+        self.cursor = cursor
     }
 
     enum CodingKeys: String, CodingKey {
@@ -43,7 +46,7 @@ struct WebhookDeliveryView: Encodable, Sendable {
         try container.encode(delivery.endpointID, forKey: .endpointId)
         try container.encode(delivery.eventID, forKey: .eventId)
         try container.encode(delivery.eventType, forKey: .eventType)
-        try container.encode(delivery.eventPosition, forKey: .eventPosition)
+        try container.encode(cursor.encode(delivery.eventPosition), forKey: .eventPosition)
         try container.encode(delivery.sessionID, forKey: .sessionId)
         try container.encode(delivery.taskID, forKey: .taskId)
         try container.encode(delivery.sequence, forKey: .sequence)

@@ -12,10 +12,13 @@ public struct SettingsStore: Sendable {
 
     /// The key that signs resume data; made on first use, the same for every instance.
     public func resumeDataSigningKey() async throws -> [UInt8] {
-        try await valueMadeOnce(key: "resume_data_signing_key") {
-            var random = SystemRandomNumberGenerator()
-            return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &random) }
-        }
+        try await valueMadeOnce(key: "resume_data_signing_key", make: Self.randomKey)
+    }
+
+    /// The installation's key for the event cursors tenants see (`EventCursors`), made by the
+    /// first instance that asks, so that every instance shows a tenant the same cursors.
+    public func eventCursorKey() async throws -> [UInt8] {
+        try await valueMadeOnce(key: "event_cursor_key", make: Self.randomKey)
     }
 
     /// Makes sure an operator token exists. With `FERRY_ADMIN_TOKEN` set, that token is the one;
@@ -52,6 +55,12 @@ public struct SettingsStore: Sendable {
             guard let stored = try rows.first?.decode(0, as: [UInt8].self) else { return false }
             return constantTimeEquals(stored, hash)
         }
+    }
+
+    /// 256 random bits.
+    private static func randomKey() -> [UInt8] {
+        var random = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &random) }
     }
 
     private func valueMadeOnce(key: String, make: @escaping @Sendable () -> [UInt8]) async throws -> [UInt8] {

@@ -81,7 +81,8 @@ struct ServeCommand: AsyncParsableCommand {
             database: database, hub: hub, resumeData: resumeData, gateway: webhooks, logger: logger
         )
         var services = APIServices(
-            database: database, resumeData: resumeData, hub: hub,
+            database: database, resumeData: resumeData,
+            eventCursors: EventCursors(key: try await database.settings.eventCursorKey()), hub: hub,
             files: TenantFiles(dataDirectory: settings.dataDirectory),
             readiness: { await Self.readiness(database: database, engine: engine) },
             metricsExposition: { metrics.emitToBuffer() },

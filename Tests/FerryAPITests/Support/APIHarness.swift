@@ -69,6 +69,7 @@ struct APIHarness: Sendable {
             var services = APIServices(
                 database: testDatabase.database,
                 resumeData: ResumeDataIssuer(signingKey: try await testDatabase.database.settings.resumeDataSigningKey()),
+                eventCursors: EventCursors(key: try await testDatabase.database.settings.eventCursorKey()),
                 hub: hub,
                 files: TenantFiles(dataDirectory: dataDirectory),
                 readiness: { Readiness(databaseReachable: true, migrationsApplied: true, workersRunning: false) }
@@ -95,6 +96,7 @@ struct APIHarness: Sendable {
                 let services = APIServices(
                     database: ferry.database.database,
                     resumeData: ferry.resumeData,
+                    eventCursors: EventCursors(key: try await ferry.database.database.settings.eventCursorKey()),
                     hub: ferry.hub,
                     files: TenantFiles(dataDirectory: ferry.dataDirectory),
                     readiness: { Readiness(databaseReachable: true, migrationsApplied: true, workersRunning: true) }

@@ -140,4 +140,10 @@ extension JSONValue {
         if case .array(let items) = self { return items }
         return []
     }
+
+    /// A number without a fraction (positions and counts: exact up to 2^53).
+    var wholeNumber: Int64? {
+        if case .number(let value) = self, value == value.rounded(), abs(value) < 0x1p53 { return Int64(value) }
+        return nil
+    }
 }

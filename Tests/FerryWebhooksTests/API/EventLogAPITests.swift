@@ -52,6 +52,37 @@ struct EventLogAPITests {
         }
     }
 
+    @Test("positions are the tenant's own cursors: they do not count another tenant's events in between")
+    func positionsHideOtherTenants() async throws {
+        try await WebhookHarness.run(start: false) { ferry in
+            let (session, _) = try await ferry.makeSession()
+            let task = try await ferry.makeTask(in: session)
+            let (strangerTenant, _) = try await ferry.database.tenants.create(name: "stranger", quotas: TenantQuotas())
+            let (strangerSession, _) = try await ferry.makeSession(tenantID: strangerTenant.id)
+            let strangerTask = try await ferry.makeTask(in: strangerSession)
+            for _ in 0..<50 { try await ferry.emit(.downloadTaskDidWriteData, task: strangerTask) }
+            try await ferry.emit(.taskDidCompleteWithError, task: task)
+            // The log's own positions count the stranger's 51 events.
+            let logged = try await ferry.database.events.taskEvents(tenantID: ferry.tenant.id, taskID: task.id, after: nil, limit: 10).items
+            #expect(logged.count == 2)
+            #expect((logged.last?.position ?? 0) - (logged.first?.position ?? 0) > 50)
+            try await ferry.withAPI { api in
+                let shown = try await api.get("/v1/sessions/\(session.id)/events").json["data"]?.arrayValue.compactMap { $0["position"]?.wholeNumber } ?? []
+                #expect(shown.count == 2)
+                #expect(Set(shown).isDisjoint(with: logged.map(\.position)))
+                let after = try await api.get("/v1/sessions/\(session.id)/events?after=\(shown.first ?? 0)")
+                #expect(after.json["data"]?.arrayValue.compactMap { $0["position"]?.wholeNumber } == Array(shown.dropFirst()))
+                // Numbers that were never cursors are refused (each passes by chance once in 256).
+                var refused = 0
+                for madeUp in [(shown.first ?? 0) + 1, (shown.last ?? 0) + 1, 57] {
+                    let answer = try await api.get("/v1/sessions/\(session.id)/events?after=\(madeUp)")
+                    if answer.status == 400, answer.json["field"] == "query.after" { refused += 1 }
+                }
+                #expect(refused >= 2)
+            }
+        }
+    }
+
     @Test("another tenant reads none of it")
     func otherTenants() async throws {
         try await WebhookHarness.run(start: false) { ferry in
@@ -81,16 +112,19 @@ struct EventLogAPITests {
             #expect(events.count == 4)
             try await ferry.withAPI(live: true) { api in
                 let port = try #require(api.http.port)
+                let positions = try await api.get("/v1/tasks/\(task.id)/events").json["data"]?.arrayValue.compactMap { $0["position"]?.wholeNumber }
+                #expect(positions?.count == 4)
+                let position = try #require(positions).map(String.init)
                 // As EventSource reconnects: to the URL it opened (with `?after=`), with the last
                 // id it saw, which wins.
-                let stream = try SSEClient(port: port, path: "/v1/events/stream?after=\(events[0].position)", headers: [
-                    ("Authorization", "Bearer \(ferry.apiKey)"), ("Last-Event-ID", String(events[1].position)),
+                let stream = try SSEClient(port: port, path: "/v1/events/stream?after=\(position[0])", headers: [
+                    ("Authorization", "Bearer \(ferry.apiKey)"), ("Last-Event-ID", position[1]),
                 ])
                 defer { stream.disconnect() }
                 #expect(try await stream.wait { $0.events.count >= 2 })
                 #expect(stream.status == 200)
                 #expect(stream.contentType == "text/event-stream")
-                #expect(stream.events.map(\.id) == [String(events[2].position), String(events[3].position)])
+                #expect(stream.events.map(\.id) == [position[2], position[3]])
                 #expect(stream.events.map(\.type) == ["downloadTask.didWriteData", "downloadTask.didWriteData"])
                 #expect(stream.events[0].data == String(decoding: events[2].webhookBody(), as: UTF8.self))
 

@@ -18,6 +18,7 @@ extension WebhookHarness {
         let services = APIServices(
             database: database,
             resumeData: ResumeDataIssuer(signingKey: try await database.settings.resumeDataSigningKey()),
+            eventCursors: EventCursors(key: try await database.settings.eventCursorKey()),
             hub: hub,
             files: TenantFiles(dataDirectory: dataDirectory),
             readiness: { Readiness(databaseReachable: true, migrationsApplied: true, workersRunning: true) },
