@@ -15,7 +15,7 @@ struct EventRoutes {
             let id = try context.parameters.require("taskID")
             let cursor = services.eventCursors.forTenant(context.tenantID)
             // `after` is a sequence here: the task's own count.
-            let (limit, after) = try Self.page(request) { try Self.sequence($0, field: $1) }
+            let (limit, after) = try await Self.page(request) { try Self.sequence($0, field: $1) }
             let page = try await services.database.events.taskEvents(tenantID: context.tenantID, taskID: id, after: after, limit: limit)
             return try JSONResponse.make(ListView(page) { EventView($0, cursor: cursor) })
         }
@@ -23,7 +23,9 @@ struct EventRoutes {
         router.get("sessions/:sessionID/events") { request, context in
             let id = try context.parameters.require("sessionID")
             let cursor = services.eventCursors.forTenant(context.tenantID)
-            let (limit, after) = try Self.page(request) { try Self.position($0, field: $1, cursor: cursor) }
+            let (limit, after) = try await Self.page(request) {
+                try await Self.position($0, field: $1, cursor: cursor, events: services.database.events)
+            }
             let page = try await services.database.events.sessionEvents(tenantID: context.tenantID, sessionID: id, after: after, limit: limit)
             var list = ListView(page) { EventView($0, cursor: cursor) }
             list.nextCursor = page.nextCursor == nil ? nil : page.items.last.map { String(cursor.encode($0.position)) }
@@ -41,8 +43,9 @@ struct EventRoutes {
             // same URL: `?after=` is read, and checked, either way), or after `?after=`;
             // otherwise start at the end of the log.
             let cursor = services.eventCursors.forTenant(context.tenantID)
-            let after = try Self.position(try query.string("after", maxLength: 20), field: "query.after", cursor: cursor)
-            var start = try Self.position(request.headers[Self.lastEventID], field: "Last-Event-ID", cursor: cursor) ?? after
+            let events = services.database.events
+            let after = try await Self.position(try query.string("after", maxLength: 20), field: "query.after", cursor: cursor, events: events)
+            var start = try await Self.position(request.headers[Self.lastEventID], field: "Last-Event-ID", cursor: cursor, events: events) ?? after
             try query.finish()
             let slot = try services.eventStreams.admit(tenantID: context.tenantID)
             if start == nil { start = try await services.database.events.safePosition() }
@@ -72,11 +75,11 @@ struct EventRoutes {
 
     /// `limit` and `after`, read by `after` (a sequence or a position).
     static func page(
-        _ request: Request, after: (_ text: String?, _ field: String) throws -> Int64?
-    ) throws -> (limit: Int, after: Int64?) {
+        _ request: Request, after: (_ text: String?, _ field: String) async throws -> Int64?
+    ) async throws -> (limit: Int, after: Int64?) {
         let query = QueryParameters(request)
         let limit = try query.integer("limit", in: 1...1000, default: 100)
-        let after = try after(try query.string("after", maxLength: 20), "query.after")
+        let after = try await after(try query.string("after", maxLength: 20), "query.after")
         try query.finish()
         return (limit, after)
     }
@@ -90,11 +93,16 @@ struct EventRoutes {
         return value
     }
 
-    /// A position in the log, from the tenant's cursor (0: the beginning).
-    static func position(_ text: String?, field: String, cursor: EventCursor) throws -> Int64? {
+    /// A position in the log, from the tenant's cursor (0: the beginning). One in 256 made-up
+    /// numbers passes the cursor's check, and almost all of those lead past the end of the log,
+    /// where a list would answer nothing and a stream wait for good: refused as well.
+    static func position(_ text: String?, field: String, cursor: EventCursor, events: EventLogStore) async throws -> Int64? {
         guard let text else { return nil }
-        guard let value = Int64(text.trimmingCharacters(in: .whitespaces)), let position = cursor.decode(value) else {
-            throw APIError.badRequest("\(field) must be an event position (a whole number) from an earlier answer.", field: field)
+        let refusal = APIError.badRequest("\(field) must be an event position (a whole number) from an earlier answer.", field: field)
+        guard let value = Int64(text.trimmingCharacters(in: .whitespaces)), let position = cursor.decode(value) else { throw refusal }
+        if position > 0 {
+            let isWithinLog = try await events.isWithinLog(position)
+            guard isWithinLog else { throw refusal }
         }
         return position
     }

@@ -62,7 +62,7 @@ struct EventStream: Sendable {
                 var buffer = ByteBuffer()
                 for event in batch {
                     buffer.writeString("id: \(cursor.encode(event.position))\nevent: \(event.type)\ndata: ")
-                    buffer.writeBytes(event.webhookBody())
+                    buffer.writeBytes(event.webhookBody(cursor: cursor))
                     buffer.writeString("\n\n")
                 }
                 try await writer.write(buffer)

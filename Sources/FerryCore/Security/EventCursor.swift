@@ -15,8 +15,10 @@ import Crypto
 /// 52 bits keep the number exact in every JSON reader (JavaScript's are doubles). The position
 /// fills the upper 44 bits (17.6 × 10¹² events: 55 years at 10,000 a second) and the lower 8
 /// are zero, so that a number that was never a cursor is refused 255 times in 256 instead of
-/// quietly starting somewhere in the log. 0 stays 0: "from the beginning".
-public struct EventCursor: Sendable {
+/// quietly starting somewhere in the log (the routes also refuse a position past the log's
+/// end). 0 stays 0: "from the beginning"; the one position the network would send to 0 is sent
+/// where 0 itself goes instead (cycle walking: nothing else goes there).
+public struct EventCursor: Sendable, CustomStringConvertible {
     /// The tenant's key (SymmetricKey is not Sendable: made from these bytes for each use).
     private let key: [UInt8]
 
@@ -32,34 +34,50 @@ public struct EventCursor: Sendable {
     static let halfMask: UInt64 = (1 << 26) - 1
     static let rounds = 6
 
-    /// The cursor that stands for `position` (at most `maximumPosition`; 0 for 0).
+    /// The cursor that stands for `position` (at most `maximumPosition`, whose bits above are
+    /// dropped; 0 for 0).
     public func encode(_ position: Int64) -> Int64 {
         guard position > 0 else { return 0 }
-        let block = (UInt64(position) & UInt64(Self.maximumPosition)) << Self.checkBits
-        var left = block >> Self.halfBits
-        var right = block & Self.halfMask
         let key = SymmetricKey(data: key)
-        for round in 0..<Self.rounds {
-            (left, right) = (right, left ^ Self.scramble(right, round: round, key: key))
-        }
-        return Int64(bitPattern: left << Self.halfBits | right)
+        let block = (UInt64(position) & UInt64(Self.maximumPosition)) << Self.checkBits
+        let cursor = Self.permute(block, key: key)
+        return Int64(cursor != 0 ? cursor : Self.permute(0, key: key))
     }
 
     /// The position a cursor stands for; nil when `cursor` is not one this tenant was given.
     public func decode(_ cursor: Int64) -> Int64? {
         guard cursor != 0 else { return 0 }
         guard cursor > 0, cursor >> (2 * Self.halfBits) == 0 else { return nil }
-        var left = UInt64(cursor) >> Self.halfBits
-        var right = UInt64(cursor) & Self.halfMask
         let key = SymmetricKey(data: key)
-        for round in (0..<Self.rounds).reversed() {
-            (left, right) = (right ^ Self.scramble(left, round: round, key: key), left)
-        }
-        let block = left << Self.halfBits | right
+        var block = Self.unpermute(UInt64(cursor), key: key)
+        if block == 0 { block = Self.unpermute(0, key: key) }
         guard block & ((1 << Self.checkBits) - 1) == 0 else { return nil }
         let position = Int64(block >> Self.checkBits)
         return position > 0 ? position : nil
     }
+
+    /// The Feistel network over 52 bits, forwards.
+    private static func permute(_ block: UInt64, key: SymmetricKey) -> UInt64 {
+        var left = block >> halfBits
+        var right = block & halfMask
+        for round in 0..<rounds {
+            (left, right) = (right, left ^ scramble(right, round: round, key: key))
+        }
+        return left << halfBits | right
+    }
+
+    /// The Feistel network over 52 bits, backwards.
+    private static func unpermute(_ block: UInt64, key: SymmetricKey) -> UInt64 {
+        var left = block >> halfBits
+        var right = block & halfMask
+        for round in (0..<rounds).reversed() {
+            (left, right) = (right ^ scramble(left, round: round, key: key), left)
+        }
+        return left << halfBits | right
+    }
+
+    /// Never the key, should a cursor be printed.
+    public var description: String { "EventCursor" }
 
     /// The round function: 26 bits of HMAC-SHA256(key, round ‖ half).
     private static func scramble(_ half: UInt64, round: Int, key: SymmetricKey) -> UInt64 {
@@ -74,7 +92,7 @@ public struct EventCursor: Sendable {
 /// The installation's event cursors: one key, kept in the database like the resume-data key, so
 /// that every instance shows a tenant the same cursors, and each tenant's permutation derived
 /// from it.
-public struct EventCursors: Sendable {
+public struct EventCursors: Sendable, CustomStringConvertible {
     private let key: [UInt8]
 
     public init(key: [UInt8]) {
@@ -85,4 +103,7 @@ public struct EventCursors: Sendable {
         let label = Array("ferry event cursor v1\u{0}\(tenantID)".utf8)
         return EventCursor(key: Array(HMAC<SHA256>.authenticationCode(for: label, using: SymmetricKey(data: key))))
     }
+
+    /// Never the key, should the cursors be printed.
+    public var description: String { "EventCursors" }
 }

@@ -74,6 +74,16 @@ public struct EventLogStore: Sendable {
         }
     }
 
+    /// Whether `position` is within the log written so far: every position a tenant was shown
+    /// is, and a made-up cursor that happens to decode almost never is.
+    public func isWithinLog(_ position: Int64) async throws -> Bool {
+        try await pool.withConnection { connection in
+            try connection.query(
+                "SELECT $1::int8 <= CASE WHEN is_called THEN last_value ELSE 0 END FROM events_position_seq", [position]
+            ).firstRow().decode(0, as: Bool.self)
+        }
+    }
+
     /// The current safe horizon, for a reader that starts at the end of the log.
     public func safePosition() async throws -> Int64 {
         try await EventHorizon.current(pool: pool)

@@ -13,7 +13,8 @@ struct WebhookMessage: Sendable {
     let signature: String
 
     /// Fails only if none of the stored secrets is usable, which validation prevents.
-    init(event: EventRecord, secrets: [String], sentAt: Date) throws(WebhookSecretError) {
+    /// `cursors`: for the link in a stub body (`EventRecord.webhookBody`).
+    init(event: EventRecord, secrets: [String], sentAt: Date, cursors: EventCursors) throws(WebhookSecretError) {
         var keys: [[UInt8]] = []
         var firstError: WebhookSecretError?
         for secret in secrets {
@@ -26,7 +27,7 @@ struct WebhookMessage: Sendable {
         if keys.isEmpty { throw firstError ?? .missingPrefix }
         id = event.id
         timestamp = Int(sentAt.timeIntervalSince1970)
-        body = event.webhookBody()
+        body = event.webhookBody(cursor: cursors.forTenant(event.tenantID))
         signature = WebhookSignature.sign(id: id, timestamp: timestamp, body: body, secrets: keys)
     }
 

@@ -124,7 +124,7 @@ extension WebhookService: DecisionGateway {
         let isSent = remaining > .milliseconds(10)
         if isSent {
             do {
-                let message = try WebhookMessage(event: claim.event, secrets: claim.secrets, sentAt: startedAt)
+                let message = try WebhookMessage(event: claim.event, secrets: claim.secrets, sentAt: startedAt, cursors: eventCursors)
                 result = await transport.send(WebhookHTTPRequest(
                     url: claim.url, headerLines: message.headerLines, body: message.body, timeout: remaining
                 ))

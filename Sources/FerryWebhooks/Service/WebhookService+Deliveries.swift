@@ -260,7 +260,7 @@ extension WebhookService {
         let startedAt = configuration.now()
         let result: WebhookHTTPResult
         do {
-            let message = try WebhookMessage(event: claim.event, secrets: claim.secrets, sentAt: startedAt)
+            let message = try WebhookMessage(event: claim.event, secrets: claim.secrets, sentAt: startedAt, cursors: eventCursors)
             result = await transport.send(WebhookHTTPRequest(
                 url: claim.url, headerLines: message.headerLines, body: message.body,
                 timeout: min(timeout ?? configuration.requestTimeout, configuration.requestTimeout)

@@ -13,6 +13,8 @@ import Synchronization
 public final class WebhookService: Service, Sendable {
     let configuration: WebhookConfiguration
     let ledger: WebhookLedger
+    /// For the link in a stub body (see `EventRecord.webhookBody`).
+    let eventCursors: EventCursors
     let hub: NotificationHub
     let logger: Logger
     let transport: WebhookTransport
@@ -53,8 +55,11 @@ public final class WebhookService: Service, Sendable {
     let isStopping = Atomic<Bool>(false)
     private let seededJitter: Mutex<SplitMix64?>
 
-    public init(configuration: WebhookConfiguration, database: FerryDatabase, hub: NotificationHub, logger: Logger) throws {
+    public init(
+        configuration: WebhookConfiguration, database: FerryDatabase, eventCursors: EventCursors, hub: NotificationHub, logger: Logger
+    ) throws {
         self.configuration = configuration
+        self.eventCursors = eventCursors
         self.ledger = database.webhookLedger(instanceID: configuration.instanceID)
         self.hub = hub
         self.logger = logger

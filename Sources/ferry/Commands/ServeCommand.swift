@@ -51,6 +51,7 @@ struct ServeCommand: AsyncParsableCommand {
                 """.utf8))
         }
         let resumeData = ResumeDataIssuer(signingKey: try await database.settings.resumeDataSigningKey())
+        let eventCursors = EventCursors(key: try await database.settings.eventCursorKey())
         let hub = NotificationHub(conninfo: opened.conninfo, logger: logger)
         let webhooks = try WebhookService(
             configuration: WebhookConfiguration(
@@ -58,7 +59,7 @@ struct ServeCommand: AsyncParsableCommand {
                 requestTimeout: settings.webhookRequestTimeout, connectTimeout: settings.webhookRequestTimeout,
                 leaseDuration: settings.webhookLease
             ),
-            database: database, hub: hub, logger: logger
+            database: database, eventCursors: eventCursors, hub: hub, logger: logger
         )
         let openFiles = OpenFileLimit.raise()
         let diskSpace = DiskSpace(path: settings.dataDirectory, reserveBytes: settings.diskReserveBytes)
@@ -81,8 +82,7 @@ struct ServeCommand: AsyncParsableCommand {
             database: database, hub: hub, resumeData: resumeData, gateway: webhooks, logger: logger
         )
         var services = APIServices(
-            database: database, resumeData: resumeData,
-            eventCursors: EventCursors(key: try await database.settings.eventCursorKey()), hub: hub,
+            database: database, resumeData: resumeData, eventCursors: eventCursors, hub: hub,
             files: TenantFiles(dataDirectory: settings.dataDirectory),
             readiness: { await Self.readiness(database: database, engine: engine) },
             metricsExposition: { metrics.emitToBuffer() },

@@ -23,6 +23,10 @@ struct DeliveriesAPITests {
                 #expect(delivery["attempts"]?.arrayValue.map { $0["statusCode"] } == [503, 503, 503, 503])
                 #expect(delivery["lastError"] == "answered 503")
                 #expect(delivery["eventType"] == "task.didCreateTask")
+                // The event's position as the event log shows it to the tenant (a cursor).
+                let event = try await api.get("/v1/tasks/\(task.id)/events").json["data"]?.arrayValue.first
+                #expect(delivery["eventPosition"] != nil)
+                #expect(delivery["eventPosition"] == event?["position"])
                 #expect(try await api.get("/v1/webhooks/deliveries?status=pending,delivered").json["data"] == [])
                 let id = try #require(delivery["id"]?.stringValue)
 

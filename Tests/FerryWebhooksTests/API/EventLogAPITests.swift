@@ -2,6 +2,7 @@ import FerryCore
 import FerryStore
 import FerryTestSupport
 import Foundation
+import HTTPTypes
 import Testing
 
 @Suite("The event log through the API")
@@ -72,13 +73,34 @@ struct EventLogAPITests {
                 #expect(Set(shown).isDisjoint(with: logged.map(\.position)))
                 let after = try await api.get("/v1/sessions/\(session.id)/events?after=\(shown.first ?? 0)")
                 #expect(after.json["data"]?.arrayValue.compactMap { $0["position"]?.wholeNumber } == Array(shown.dropFirst()))
-                // Numbers that were never cursors are refused (each passes by chance once in 256).
-                var refused = 0
+                // Numbers that were never cursors are refused: by the cursor's check bits, or (one in
+                // 256 passes them) as past the end of the log.
                 for madeUp in [(shown.first ?? 0) + 1, (shown.last ?? 0) + 1, 57] {
                     let answer = try await api.get("/v1/sessions/\(session.id)/events?after=\(madeUp)")
-                    if answer.status == 400, answer.json["field"] == "query.after" { refused += 1 }
+                    #expect(answer.status == 400)
+                    #expect(answer.json["field"] == "query.after")
                 }
-                #expect(refused >= 2)
+                // A true cursor, but of a position past the end of the log (a list would answer
+                // nothing, a stream would wait for good).
+                let cursor = EventCursors(key: try await ferry.database.settings.eventCursorKey()).forTenant(ferry.tenant.id)
+                let pastTheEnd = try await api.get("/v1/sessions/\(session.id)/events?after=\(cursor.encode(EventCursor.maximumPosition))")
+                #expect(pastTheEnd.status == 400)
+                #expect(pastTheEnd.json["field"] == "query.after")
+                // A session event too large for a webhook body: its stub's link leads to it.
+                _ = try await ferry.pool.withConnection { connection in
+                    try connection.execute(
+                        """
+                        INSERT INTO events (id, tenant_id, session_id, task_id, sequence, type, data)
+                        VALUES ('evt_big', $1, $2, NULL, 1, 'session.didBecomeInvalidWithError', jsonb_build_object('blob', repeat('x', $3::int)))
+                        """,
+                        [ferry.tenant.id, session.id, EventRecord.maximumWebhookBodyBytes]
+                    )
+                }
+                let logged = try await ferry.database.events.sessionEvents(tenantID: ferry.tenant.id, sessionID: session.id, after: nil, limit: 100)
+                let big = try #require(logged.items.first { $0.id == "evt_big" })
+                let stub = try JSONValue.parse(big.webhookBody(cursor: cursor))
+                let link = try #require(stub["data"]?["event"]?.stringValue)
+                #expect(try await api.get(link).json["data"]?.arrayValue.map { $0["id"] } == ["evt_big"])
             }
         }
     }
@@ -126,7 +148,8 @@ struct EventLogAPITests {
                 #expect(stream.contentType == "text/event-stream")
                 #expect(stream.events.map(\.id) == [position[2], position[3]])
                 #expect(stream.events.map(\.type) == ["downloadTask.didWriteData", "downloadTask.didWriteData"])
-                #expect(stream.events[0].data == String(decoding: events[2].webhookBody(), as: UTF8.self))
+                let cursor = EventCursors(key: try await ferry.database.settings.eventCursorKey()).forTenant(ferry.tenant.id)
+                #expect(stream.events[0].data == String(decoding: events[2].webhookBody(cursor: cursor), as: UTF8.self))
 
                 // Live: a new event, and another tenant's event that must not appear.
                 let strangerTask = try await ferry.makeTask(in: strangerSession)
@@ -139,6 +162,13 @@ struct EventLogAPITests {
                 let body = try JSONValue.parse(Array((stream.events.last?.data ?? "").utf8))
                 #expect(body["data"]?["taskId"]?.stringValue == task.id)
                 #expect(body["data"]?["sequence"] == 5)
+
+                // A Last-Event-ID that was never one of the tenant's positions.
+                var lastEventID = HTTPFields()
+                lastEventID[try #require(HTTPField.Name("Last-Event-ID"))] = String((Int64(position[3]) ?? 0) + 1)
+                let madeUp = try await api.get("/v1/events/stream", headers: lastEventID)
+                #expect(madeUp.status == 400)
+                #expect(madeUp.json["field"] == "Last-Event-ID")
 
                 // Without Last-Event-ID the stream starts at the end of the log.
                 let fresh = try SSEClient(port: port, path: "/v1/events/stream", headers: [("Authorization", "Bearer \(strangerKey)")])

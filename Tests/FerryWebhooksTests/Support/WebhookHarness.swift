@@ -85,7 +85,10 @@ final class WebhookHarness: Sendable {
     func start(_ configure: (inout WebhookConfiguration) -> Void = { _ in }) async throws -> WebhookService {
         var configuration = Self.testConfiguration()
         configure(&configuration)
-        let service = try WebhookService(configuration: configuration, database: database, hub: hub, logger: quietLogger)
+        let service = try WebhookService(
+            configuration: configuration, database: database,
+            eventCursors: EventCursors(key: try await database.settings.eventCursorKey()), hub: hub, logger: quietLogger
+        )
         let group = ServiceGroup(services: [service], logger: quietLogger)
         let task = Task { try await group.run() }
         running.withLock { $0 = (group, task, service) }
@@ -96,7 +99,10 @@ final class WebhookHarness: Sendable {
     func startAnother(instanceID: String) async throws -> Instance {
         var configuration = Self.testConfiguration(instanceID: instanceID)
         configuration.instanceID = instanceID
-        let service = try WebhookService(configuration: configuration, database: database, hub: hub, logger: quietLogger)
+        let service = try WebhookService(
+            configuration: configuration, database: database,
+            eventCursors: EventCursors(key: try await database.settings.eventCursorKey()), hub: hub, logger: quietLogger
+        )
         let group = ServiceGroup(services: [service], logger: quietLogger)
         let instance = Instance(group: group, task: Task { try await group.run() })
         others.withLock { $0.append(instance) }

@@ -52,7 +52,10 @@ public final class EngineHarness: Sendable {
         let hub = NotificationHub(conninfo: database.conninfo, logger: quietLogger)
         self.hub = hub
         // With a webhook configuration, events are delivered and decisions asked of receivers.
-        let webhookService = try webhooks.map { try WebhookService(configuration: $0, database: database.database, hub: hub, logger: quietLogger) }
+        let eventCursors = EventCursors(key: try await database.database.settings.eventCursorKey())
+        let webhookService = try webhooks.map {
+            try WebhookService(configuration: $0, database: database.database, eventCursors: eventCursors, hub: hub, logger: quietLogger)
+        }
         let engine = TransferEngine(
             configuration: configuration, database: database.database, hub: hub, resumeData: resumeData,
             gateway: webhookService, logger: quietLogger
