@@ -33,11 +33,17 @@ extension TaskStore {
             break
         case .schedule:
             // A lease left by an owner that died is void: clear it so the task can be claimed.
+            // A task resumed while its owner still holds it was suspended a moment ago, and that
+            // owner has been told to stop (the notification is out): the stop stands, so that the
+            // row says what happens (the transfer is handed back and claimed again, and the
+            // heartbeat repeats a stop the notification did not deliver). Cleared, the row looked
+            // like a transfer going on, and a body PUT in that window went to a stream its next
+            // transfer would never read.
             // A suspended task is not subject to timeouts: the resource deadline moves on by the
             // time it spent suspended, so timeoutIntervalForResource counts only resumed time.
             try connection.execute(
                 """
-                UPDATE tasks SET state = 'running', stop_reason = NULL, updated_at = now(),
+                UPDATE tasks SET state = 'running', stop_reason = CASE WHEN $2 THEN stop_reason END, updated_at = now(),
                                  started_at = coalesce(started_at, now()),
                                  resource_deadline = resource_deadline + coalesce(now() - suspended_at, interval '0'),
                                  suspended_at = NULL,

@@ -74,6 +74,38 @@ struct BodyStreamTests {
         }
     }
 
+    @Test("a task suspended and resumed while its owner still holds it takes its next body for the next stream", .timeLimit(.minutes(1)))
+    func resumedBeforeItsOwnerLetGo() async throws {
+        try await APIHarness.run { api in
+            let tenant = try await api.makeTenant()
+            let session = try await tenant.createSession()
+            let task = try await streamTask(tenant, in: session.id)
+            // As a transfer that asked for stream 1 and is still running leaves it.
+            try await api.database.pool.withConnection { connection in
+                try connection.execute(
+                    """
+                    UPDATE tasks SET state = 'running', body_stream_generation = 1, lease_owner = 'another-instance',
+                                     lease_expires_at = now() + interval '1 minute'
+                    WHERE id = $1
+                    """,
+                    [task.id]
+                )
+            }
+            // Suspended and resumed before that owner hands it back: the owner was told to stop,
+            // so the task's next transfer (a new claim) asks for stream 2. The body went to
+            // stream 1, which nobody would read again.
+            _ = try await tenant.command(.suspend, task.id)
+            _ = try await tenant.command(.resume, task.id)
+            let sent = try await tenant.send(.put, "/v1/tasks/\(task.id)/body", raw: [1, 2, 3])
+            #expect(sent.status == .ok, "\(sent)")
+            #expect((try? sent.decode(BodyStreamReply.self).generation) == 2)
+            let stop = try await api.database.pool.withConnection { connection in
+                try connection.query("SELECT stop_reason FROM tasks WHERE id = $1", [task.id]).firstRow().decode(0, as: String?.self)
+            }
+            #expect(stop == "suspend")
+        }
+    }
+
     @Test("a suspended task that ran takes its next body for the next stream, once; the 409 names the one after", .timeLimit(.minutes(1)))
     func suspendedTaskTakesTheNextStream() async throws {
         try await APIHarness.run { api in
