@@ -12,8 +12,8 @@ public enum TransferEnd: Sendable, Equatable {
     case shuttingDown
     /// The lease was taken over: this owner must write nothing more.
     case leaseLost
-    /// The partial file is still held by a previous owner that has not yet noticed it lost its
-    /// lease: try again in a moment.
+    /// The partial file (or, on this instance, the task itself) is still held by a previous
+    /// owner that has not yet noticed it lost its lease: try again in a moment.
     case fileBusy
 }
 

@@ -4,6 +4,13 @@ import FerryStore
 /// The engine's bookkeeping of what this instance holds: transfers on workers, and claimed
 /// tasks waiting for a connection slot (`httpMaximumConnectionsPerHost`). Guarded by a Mutex
 /// in `TransferEngine`; every method is quick.
+///
+/// A task is held under one lease at a time. An instance whose heartbeats ran late can claim a
+/// task again (after another instance took the lapsed lease over and handed it back) while its
+/// old transfer still runs here: the new claim is refused until the old one is gone (`admit`),
+/// and whatever ends or stops a lease touches only that lease's entry. Keyed by task alone, the
+/// old transfer's end removed the new one's entry (which then could not be stopped, and its
+/// host's slot count never came down), or the other way round.
 struct EngineBook {
     private struct Running {
         var worker: Int
@@ -24,17 +31,21 @@ struct EngineBook {
 
     var heldCount: Int { running.count + waitingCount }
 
-    enum Admission {
+    enum Admission: Equatable {
         case start(worker: Int)
         case wait
         /// The instance is stopping: the job is handed back unstarted.
         case refused
+        /// The task is still held here under this older lease, which was taken over meanwhile:
+        /// the job goes back for a moment, and the old transfer must stop.
+        case heldUnder(LeaseToken)
     }
 
     /// Starts the job on the least busy worker if its host has a free slot; otherwise it waits
     /// (still leased, so no other instance takes it) without its request timeout running.
     mutating func admit(_ job: TransferJob, host: HostKey, limit: Int) -> Admission {
         guard !isStopping else { return .refused }
+        if let held = lease(holding: job.taskID), held != job.lease { return .heldUnder(held) }
         guard perHost[host, default: 0] < limit else {
             waiting[host, default: []].append(job)
             waitingCount += 1
@@ -43,9 +54,11 @@ struct EngineBook {
         return .start(worker: place(job.lease, host: host))
     }
 
-    /// A transfer ended: frees its slot, and returns a waiting job that may start now.
-    mutating func release(taskID: String) -> (job: TransferJob, worker: Int)? {
-        guard let entry = running.removeValue(forKey: taskID) else { return nil }
+    /// A transfer ended: frees its slot, and returns a waiting job that may start now. Nothing
+    /// for a lease the book does not run (a job that never started).
+    mutating func release(_ lease: LeaseToken) -> (job: TransferJob, worker: Int)? {
+        guard let entry = running[lease.taskID], entry.lease == lease else { return nil }
+        running.removeValue(forKey: lease.taskID)
         perWorker[entry.worker] -= 1
         perHost[entry.host, default: 1] -= 1
         if perHost[entry.host] == 0 { perHost.removeValue(forKey: entry.host) }
@@ -76,10 +89,11 @@ struct EngineBook {
         return false
     }
 
-    /// Removes a job that was waiting for a slot (it is being stopped before it started).
-    mutating func removeWaiting(taskID: String) -> TransferJob? {
+    /// Removes a job that was waiting for a slot (it is being stopped before it started); with
+    /// `lease`, only that lease's.
+    mutating func removeWaiting(taskID: String, lease: LeaseToken? = nil) -> TransferJob? {
         for (host, queue) in waiting {
-            guard let index = queue.firstIndex(where: { $0.taskID == taskID }) else { continue }
+            guard let index = queue.firstIndex(where: { $0.taskID == taskID && (lease == nil || $0.lease == lease) }) else { continue }
             var remaining = queue
             let job = remaining.remove(at: index)
             waiting[host] = remaining.isEmpty ? nil : remaining
@@ -109,12 +123,21 @@ struct EngineBook {
         }
     }
 
-    func worker(of taskID: String) -> Int? { running[taskID]?.worker }
+    /// The worker running the task; with `lease`, only under that lease.
+    func worker(of taskID: String, lease: LeaseToken? = nil) -> Int? {
+        guard let entry = running[taskID], lease == nil || entry.lease == lease else { return nil }
+        return entry.worker
+    }
 
     /// Whether this lease's transfer is still here (running or waiting): a heartbeat may report
     /// a lease lost after the transfer ended and its end was written.
     func holds(_ lease: LeaseToken) -> Bool {
         running[lease.taskID]?.lease == lease || waiting.values.contains { $0.contains { $0.lease == lease } }
+    }
+
+    /// The lease the task is held under here, running or waiting, if it is.
+    func lease(holding taskID: String) -> LeaseToken? {
+        running[taskID]?.lease ?? waiting.values.lazy.compactMap { $0.first { $0.taskID == taskID }?.lease }.first
     }
 
     private mutating func place(_ lease: LeaseToken, host: HostKey) -> Int {

@@ -93,10 +93,10 @@ extension TransferEngine {
         // A transfer that ended while this beat was prepared had its end written first.
         for lease in result.lost where book.withLock({ $0.holds(lease) }) {
             logger.warning("lease lost; stopping the transfer", metadata: ["task": "\(lease.taskID)"])
-            stop(taskID: lease.taskID, .leaseLost)
+            stop(taskID: lease.taskID, lease: lease, .leaseLost)
         }
         for (lease, reason) in result.stopRequests {
-            stop(taskID: lease.taskID, .stopped(reason))
+            stop(taskID: lease.taskID, lease: lease, .stopped(reason))
         }
     }
 

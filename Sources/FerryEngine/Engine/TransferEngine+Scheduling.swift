@@ -156,6 +156,15 @@ extension TransferEngine {
             break
         case .refused:
             reportSink.yield(.ended(EndedTransfer.notStarted(job, end: .shuttingDown)))
+        case .heldUnder(let older):
+            // Claimed again while the transfer of a lease taken over from this instance still
+            // runs here: that one stops (it writes nothing more), this one is tried again in a
+            // moment, as when the partial file is still held elsewhere.
+            logger.warning("a task claimed again is still held here under its lapsed lease; stopping that transfer", metadata: [
+                "task": "\(job.taskID)",
+            ])
+            stop(taskID: job.taskID, lease: older, .leaseLost)
+            reportSink.yield(.ended(EndedTransfer.notStarted(job, end: .fileBusy)))
         }
     }
 
@@ -192,13 +201,14 @@ extension TransferEngine {
         )
     }
 
-    /// Stops a transfer held here, wherever it is (on a worker, or waiting for a slot).
-    func stop(taskID: String, _ end: TransferEnd) {
-        if let job = book.withLock({ $0.removeWaiting(taskID: taskID) }) {
+    /// Stops a transfer held here, wherever it is (on a worker, or waiting for a slot); with
+    /// `lease`, only that lease's.
+    func stop(taskID: String, lease: LeaseToken? = nil, _ end: TransferEnd) {
+        if let job = book.withLock({ $0.removeWaiting(taskID: taskID, lease: lease) }) {
             reportSink.yield(.ended(EndedTransfer.notStarted(job, end: end)))
             return
         }
-        guard let worker = book.withLock({ $0.worker(of: taskID) }) else { return }
+        guard let worker = book.withLock({ $0.worker(of: taskID, lease: lease) }) else { return }
         workers.withLock { $0[worker] }.send(.stop(taskID: taskID, end))
     }
 

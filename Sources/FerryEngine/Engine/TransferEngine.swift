@@ -220,7 +220,7 @@ public final class TransferEngine: Service, Sendable {
                     // neither (it polls both from another thread) stopped the writer before this
                     // transfer's checkpoint was written, and the restarted download began again.
                     finalizing.withLock { $0[ended.job.lease] = ended.lastProgress }
-                    transferLeftWorker(ended.job.taskID)
+                    transferLeftWorker(ended.job.lease)
                     group.addTask {
                         await self.record(ended)
                         // Queued for writing: heartbeats, queued after it, must not renew it.
@@ -233,8 +233,8 @@ public final class TransferEngine: Service, Sendable {
 
     /// Frees the transfer's slot and starts a job that waited for it. The scheduler is woken
     /// later, by the capacity bell, once the end is written.
-    private func transferLeftWorker(_ taskID: String) {
-        if let (job, worker) = book.withLock({ $0.release(taskID: taskID) }) {
+    private func transferLeftWorker(_ lease: LeaseToken) {
+        if let (job, worker) = book.withLock({ $0.release(lease) }) {
             workers.withLock { $0[worker] }.send(.start(job))
         }
     }
