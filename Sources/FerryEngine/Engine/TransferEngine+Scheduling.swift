@@ -161,7 +161,7 @@ extension TransferEngine {
             // runs here: that one stops (it writes nothing more), this one is tried again in a
             // moment, as when the partial file is still held elsewhere.
             logger.warning("a task claimed again is still held here under its lapsed lease; stopping that transfer", metadata: [
-                "task": "\(job.taskID)",
+                "task": "\(job.taskID)", "lease": "\(older.epoch)", "claimed": "\(job.lease.epoch)",
             ])
             stop(taskID: job.taskID, lease: older, .leaseLost)
             reportSink.yield(.ended(EndedTransfer.notStarted(job, end: .fileBusy)))
@@ -209,7 +209,7 @@ extension TransferEngine {
             return
         }
         guard let worker = book.withLock({ $0.worker(of: taskID, lease: lease) }) else { return }
-        workers.withLock { $0[worker] }.send(.stop(taskID: taskID, end))
+        workers.withLock { $0[worker] }.send(.stop(taskID: taskID, lease: lease, end))
     }
 
     /// A reset session's memory-only state (ephemeral cookies, cache, credentials) is dropped everywhere,

@@ -204,8 +204,8 @@ private final class TransferWorkerLoop {
         switch command {
         case .start(let job):
             start(job)
-        case .stop(let taskID, let end):
-            guard let transfer = transfers[taskID] else { return }
+        case .stop(let taskID, let lease, let end):
+            guard let transfer = transfers[taskID], lease == nil || transfer.job.lease == lease else { return }
             transfer.stopRequest = end
             try? multi.remove(transfer.easy)
             finish(transfer, end)

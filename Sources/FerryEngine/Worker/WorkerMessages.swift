@@ -5,8 +5,9 @@ import Foundation
 /// What the engine asks of a worker thread.
 enum WorkerCommand: Sendable {
     case start(TransferJob)
-    /// Stop one transfer for this reason (`.stopped`, `.shuttingDown` or `.leaseLost`).
-    case stop(taskID: String, TransferEnd)
+    /// Stop one transfer for this reason (`.stopped`, `.shuttingDown` or `.leaseLost`); with a
+    /// lease, only that lease's (another claim of the task may have taken its place meanwhile).
+    case stop(taskID: String, lease: LeaseToken?, TransferEnd)
     /// Stop every transfer (shutdown).
     case stopAll(TransferEnd)
     /// Report where every transfer stands (for the heartbeat).
