@@ -82,7 +82,7 @@ struct EventLogAPITests {
                 }
                 // A true cursor, but of a position past the end of the log (a list would answer
                 // nothing, a stream would wait for good).
-                let cursor = EventCursors(key: try await ferry.database.settings.eventCursorKey()).forTenant(ferry.tenant.id)
+                let cursor = try await ferry.eventCursor()
                 let pastTheEnd = try await api.get("/v1/sessions/\(session.id)/events?after=\(cursor.encode(EventCursor.maximumPosition))")
                 #expect(pastTheEnd.status == 400)
                 #expect(pastTheEnd.json["field"] == "query.after")
@@ -148,7 +148,7 @@ struct EventLogAPITests {
                 #expect(stream.contentType == "text/event-stream")
                 #expect(stream.events.map(\.id) == [position[2], position[3]])
                 #expect(stream.events.map(\.type) == ["downloadTask.didWriteData", "downloadTask.didWriteData"])
-                let cursor = EventCursors(key: try await ferry.database.settings.eventCursorKey()).forTenant(ferry.tenant.id)
+                let cursor = try await ferry.eventCursor()
                 #expect(stream.events[0].data == String(decoding: events[2].webhookBody(cursor: cursor), as: UTF8.self))
 
                 // Live: a new event, and another tenant's event that must not appear.

@@ -9,6 +9,11 @@ import NIOCore
 
 /// Ferry's router over the harness's database and hub.
 extension WebhookHarness {
+    /// The harness tenant's event cursors, as the API shows positions (`EventCursor`).
+    func eventCursor() async throws -> EventCursor {
+        EventCursors(key: try await database.settings.eventCursorKey()).forTenant(tenant.id)
+    }
+
     func withAPI<T: Sendable>(
         live: Bool = false, eventStreamsPerTenant: Int = EventStreams.defaultMaximumPerTenant,
         _ body: @escaping @Sendable (APIClient) async throws -> T
