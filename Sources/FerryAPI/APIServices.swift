@@ -56,18 +56,34 @@ public struct Readiness: Sendable, Encodable {
     }
 }
 
-/// `/readyz`'s view of the data folder's disk.
+/// `/readyz`'s view of the data folder's disk. The figures only for the operator: free space
+/// falls as every tenant downloads.
 public struct DiskReadiness: Sendable, Encodable {
     public var freeBytes: Int64
     public var reserveBytes: Int64
     public var isBelowReserve: Bool { freeBytes < reserveBytes }
+    var showsFigures = true
+
+    public init(freeBytes: Int64, reserveBytes: Int64) {
+        self.freeBytes = freeBytes
+        self.reserveBytes = reserveBytes
+    }
+
+    /// Whether it is below the reserve, without how much space there is.
+    static func withoutFigures(_ disk: DiskReadiness) -> DiskReadiness {
+        var disk = disk
+        disk.showsFigures = false
+        return disk
+    }
 
     enum CodingKeys: String, CodingKey { case freeBytes, reserveBytes, isBelowReserve }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(freeBytes, forKey: .freeBytes)
-        try container.encode(reserveBytes, forKey: .reserveBytes)
+        if showsFigures {
+            try container.encode(freeBytes, forKey: .freeBytes)
+            try container.encode(reserveBytes, forKey: .reserveBytes)
+        }
         try container.encode(isBelowReserve, forKey: .isBelowReserve)
     }
 }

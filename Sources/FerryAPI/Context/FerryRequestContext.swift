@@ -1,4 +1,5 @@
 import FerryCore
+import FerryStore
 import Hummingbird
 import Logging
 import NIOCore
@@ -18,7 +19,9 @@ public struct FerryRequestContext: RequestContext {
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         channel = source.channel
-        requestID = RequestID().description
+        // Random, not Hummingbird's RequestID: that one counts every request of the process, so
+        // two of a tenant's answers would tell it how many requests everyone else made between.
+        requestID = IDs.make("req")
         logger[metadataKey: "request"] = .string(requestID)
     }
 

@@ -75,6 +75,7 @@ struct APIHarness: Sendable {
                 readiness: { Readiness(databaseReachable: true, migrationsApplied: true, workersRunning: false) }
             )
             services.diskSpace = diskSpace
+            services.metricsExposition = { Array("ferry_test_series 1\n".utf8) }
             outcome = .success(try await withRunning(hub) { try await serve(services, server: server, body) })
         } catch {
             outcome = .failure(error)
