@@ -90,7 +90,7 @@ struct ResumeRangeTests {
     /// Puts the resource's first `onDisk` bytes in a partial file and starts a download that
     /// continues it.
     static func startResumed(
-        _ ferry: EngineHarness, url: String, expectedTotalBytes: Int64?
+        _ ferry: EngineHarness, url: String, expectedTotalBytes: Int64?, headers: [String: String] = [:]
     ) async throws -> TaskRecord {
         let session = try await ferry.makeSession()
         let files = TenantFiles(dataDirectory: ferry.dataDirectory)
@@ -100,7 +100,24 @@ struct ResumeRangeTests {
         let checkpoint = TransferCheckpoint(
             partialFile: name, bytesOnDisk: Int64(onDisk), validator: .strongETag(etag), url: url, expectedTotalBytes: expectedTotalBytes
         )
-        return try await ferry.startTask(in: session, kind: .download, url: url, checkpoint: checkpoint)
+        return try await ferry.startTask(in: session, kind: .download, url: url, headers: headers, checkpoint: checkpoint)
+    }
+
+    @Test("a resumed request sends Ferry's Range and If-Range only, not the request's own beside them")
+    func ownRangeHeadersGiveWay() async throws {
+        let origin = try TestOrigin { request, responder in try responder.serveResource(Self.body, for: request, etag: Self.etag) }
+        defer { origin.stop() }
+        try await EngineHarness.run { ferry in
+            let started = try await Self.startResumed(
+                ferry, url: origin.url("/file"), expectedTotalBytes: 100_000, headers: ["range": "bytes=0-", "If-Range": "W/\"weak\""]
+            )
+            let task = try await ferry.completion(of: started.id)
+            #expect(task.error == nil)
+            #expect(try ferry.downloadedFile(of: task.id) == Self.body)
+            let sent = try #require(origin.requests(path: "/file").first)
+            #expect(sent.headerValues("Range") == ["bytes=40000-"])
+            #expect(sent.headerValues("If-Range") == [Self.etag])
+        }
     }
 
     /// Resumes a download from `onDisk` bytes of `origin`'s `/file` (stopped afterwards) and

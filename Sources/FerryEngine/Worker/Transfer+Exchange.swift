@@ -144,6 +144,11 @@ extension Transfer {
     /// The request's header lines, plus the conditional and range fields of this exchange.
     private func headerLines() -> [String] {
         var headers = RequestHeaders.effective(for: request, job: job, cookies: cookies, now: Date())
+        if resumeRequest != nil {
+            // A resumed exchange's Range and If-Range are Ferry's (below): the request's own would
+            // go out beside them, a weak validator among them, and which Range counts is undefined.
+            headers = headers.filter { !["range", "if-range"].contains($0.key.lowercased()) }
+        }
         sentHeaders = headers
         // The Accept-Encoding `effective` adds (for Vary) is the one curl sends itself when the
         // request names none (CURLOPT_ACCEPT_ENCODING): not sent twice. A session's own
