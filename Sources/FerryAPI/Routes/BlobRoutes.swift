@@ -97,7 +97,9 @@ enum BlobWriter {
                 }
             }
             try await NIOThreadPool.singleton.runIfActive {
-                guard fsync(descriptor) == 0, rename(partial, path) == 0 else {
+                // The folder too: the rename must be on disk before the blob's row commits, or a
+                // power loss leaves a row whose file is gone.
+                guard fsync(descriptor) == 0, rename(partial, path) == 0, syncFolder(of: path) else {
                     throw APIError.unavailable("The server's disk cannot store the blob.")
                 }
             }
@@ -111,4 +113,13 @@ enum BlobWriter {
         try await NIOThreadPool.singleton.runIfActive { _ = close(descriptor) }
         return (size, digest.finalize())
     }
+}
+
+/// fsyncs the folder `path` is in (what makes a rename in it durable).
+private func syncFolder(of path: String) -> Bool {
+    let folder = (path as NSString).deletingLastPathComponent
+    let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else { return false }
+    defer { close(descriptor) }
+    return fsync(descriptor) == 0
 }
