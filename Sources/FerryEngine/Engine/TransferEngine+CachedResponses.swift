@@ -71,7 +71,7 @@ extension TransferEngine {
         guard case .finished = ended.end, ended.notModified, ended.job.claim.kind == .data, let budget = ended.job.memory,
               let entry = ended.job.cache?.entry
         else { return nil }
-        let reservation = MemoryBudget.Reservation(budget: budget)
+        let reservation = MemoryBudget.Reservation(budget: budget, tenantID: ended.job.claim.tenantID)
         let fits = reservation.grow(by: Int(clamping: entry.bodySize))
         return (reservation, fits ? nil : budget.spent(failingURL: ended.currentRequest.url))
     }

@@ -175,7 +175,7 @@ extension Transfer {
     /// rather than many tasks each holding part of the budget and all failing half-way.
     func holdsInMemory(_ count: Int) -> Bool {
         guard let budget = job.memory else { return true }
-        let reservation = bodyReservation ?? MemoryBudget.Reservation(budget: budget)
+        let reservation = bodyReservation ?? MemoryBudget.Reservation(budget: budget, tenantID: job.claim.tenantID)
         bodyReservation = reservation
         let needed = body.count + count
         guard needed > reservation.heldBytes else { return true }

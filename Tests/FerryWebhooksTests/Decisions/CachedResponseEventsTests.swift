@@ -166,8 +166,9 @@ struct CachedResponseEventsTests {
         let origin = try origin()
         let receiver = try Receiver(later: #"{"disposition": "allow"}"#, taking: 1.5)
         defer { origin.stop(); receiver.origin.stop() }
-        // Data tasks' bodies get three quarters of the budget: 375,000 bytes, room for one body.
-        try await EngineHarness.run(webhooks: EngineDecisionTests.webhooks, configure: { $0.memoryBudgetBytes = 500_000 }) { ferry in
+        // Data tasks' bodies get three quarters of the budget (750,000 bytes), one tenant at most
+        // half of that: room for one body.
+        try await EngineHarness.run(webhooks: EngineDecisionTests.webhooks, configure: { $0.memoryBudgetBytes = 1_000_000 }) { ferry in
             let session = try await session(ferry, receiver: receiver)
             let first = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: origin.url("/large")).id)
             #expect(first.error == nil)
