@@ -20,6 +20,17 @@ struct MemoryBudgetShareTests {
         #expect(budget.take(250, forTenant: "hog"), "past half, but below a quarter again")
     }
 
+    @Test("a tenant holding nothing may take one body past half, as large as the budget has room for")
+    func firstBodyOfAnySize() {
+        let budget = MemoryBudget(capacity: 1000)
+        #expect(budget.take(700, forTenant: "a"))
+        #expect(!budget.take(1, forTenant: "a"))
+        #expect(budget.take(300, forTenant: "b"))
+        #expect(!budget.take(1, forTenant: "c"), "the budget is spent")
+        #expect(budget.take(0, forTenant: "c"), "nothing to hold")
+        #expect(budget.usedBytes(ofTenant: "c") == 0)
+    }
+
     @Test("a transfer's reservation gives its tenant's share back when it goes")
     func reservations() {
         let budget = MemoryBudget(capacity: 1000)

@@ -120,6 +120,27 @@ struct ResumeRangeTests {
         }
     }
 
+    @Test("a download whose request names its own Range is not resumable: what it holds is a slice, not the file's start")
+    func ownRangeIsNotResumable() async throws {
+        // The slice 100-199, cut after 50 bytes.
+        let origin = try TestOrigin { _, responder in
+            try responder.respond(
+                status: 206, headers: [("ETag", Self.etag), ("Content-Range", "bytes 100-199/100000")],
+                body: Array(Self.body[100...199]), faults: BodyFaults(resetAfter: 50)
+            )
+        }
+        defer { origin.stop() }
+        try await EngineHarness.run { ferry in
+            let session = try await ferry.makeSession()
+            let started = try await ferry.startTask(in: session, kind: .download, url: origin.url("/file"), headers: ["Range": "bytes=100-199"])
+            let task = try await ferry.completion(of: started.id)
+            #expect(task.error?.code == URLErrorCode.networkConnectionLost.rawValue)
+            // Resumed from 50 bytes, it would have asked for bytes=50- and spliced the file's
+            // bytes 50-… onto its slice 100-149.
+            #expect(task.error?.resumeData == nil)
+        }
+    }
+
     /// Resumes a download from `onDisk` bytes of `origin`'s `/file` (stopped afterwards) and
     /// runs `check` on its end.
     static func resumeToEnd(

@@ -99,7 +99,11 @@ enum BlobWriter {
             try await NIOThreadPool.singleton.runIfActive {
                 // The folder too: the rename must be on disk before the blob's row commits, or a
                 // power loss leaves a row whose file is gone.
-                guard fsync(descriptor) == 0, rename(partial, path) == 0, syncFolder(of: path) else {
+                guard fsync(descriptor) == 0, rename(partial, path) == 0 else {
+                    throw APIError.unavailable("The server's disk cannot store the blob.")
+                }
+                guard syncFolder(of: path) else {
+                    unlink(path)
                     throw APIError.unavailable("The server's disk cannot store the blob.")
                 }
             }

@@ -8,9 +8,10 @@ import Synchronization
 /// so, rather than the process running out of memory for every tenant.
 ///
 /// No tenant takes it all: the second half of the budget goes only to tenants holding less than
-/// a quarter of it (`take`). One tenant's slow origins announcing 16 MiB bodies could otherwise
-/// hold the whole budget for as long as their transfers last, and every other tenant's data
-/// tasks failed at once. A tenant alone on the instance can still hold half.
+/// a quarter of it, or nothing yet (`take`). One tenant's slow origins announcing 16 MiB bodies
+/// could otherwise hold the whole budget for as long as their transfers last, and every other
+/// tenant's data tasks failed at once. A tenant alone on the instance can still hold half, or
+/// one body of any size that fits the budget.
 public final class MemoryBudget: Sendable {
     public let capacity: Int
     /// Bytes held, in all and by tenant (the latter only for tenants holding some).
@@ -29,12 +30,14 @@ public final class MemoryBudget: Sendable {
     func usedBytes(ofTenant tenantID: String) -> Int { used.withLock { $0.byTenant[tenantID] ?? 0 } }
 
     /// Takes `bytes` for `tenantID` if they fit: within the budget, and past its first half only
-    /// while the tenant holds less than a quarter.
+    /// while the tenant holds less than a quarter, or nothing yet (so that one body larger than
+    /// a quarter still fits an idle instance).
     func take(_ bytes: Int, forTenant tenantID: String) -> Bool {
-        used.withLock { used in
+        guard bytes > 0 else { return true }
+        return used.withLock { used in
             let tenant = used.byTenant[tenantID] ?? 0
             guard used.total + bytes <= capacity,
-                  used.total + bytes <= capacity / 2 || tenant + bytes <= capacity / 4
+                  used.total + bytes <= capacity / 2 || tenant + bytes <= capacity / 4 || tenant == 0
             else { return false }
             used.total += bytes
             used.byTenant[tenantID] = tenant + bytes

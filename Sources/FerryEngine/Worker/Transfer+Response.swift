@@ -49,6 +49,9 @@ extension Transfer {
             lastModified: head.value(of: "Last-Modified"),
             acceptRanges: head.value(of: "Accept-Ranges")
         )
+        // A request that names its own Range holds a slice of the resource, not its start: no
+        // resume from it (resumed, it would ask from the slice's length and splice two parts).
+        if resumeRequest == nil, sentHeaders.keys.contains(where: { $0.lowercased() == "range" }) { validator = nil }
         bytesExpectedToReceive = snapshot.expectedContentLength
 
         if let (offset, sentValidator) = resumeRequest {
