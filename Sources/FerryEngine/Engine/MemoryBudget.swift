@@ -58,7 +58,7 @@ public final class MemoryBudget: Sendable {
     func spent(failingURL: String) -> TransferError {
         TransferError(
             code: .dataLengthExceedsMaximum, failingURL: failingURL,
-            reason: "Ferry's memory for data-task bodies (\(capacity / (1024 * 1024)) MiB, shared by all transfers, of which one tenant holds at most half) is in use; retry later, or use a download task"
+            reason: "Ferry's memory for data-task bodies (\(capacity / (1024 * 1024)) MiB, shared by all transfers, each tenant held to its share) is in use; retry later, or use a download task"
         )
     }
 
