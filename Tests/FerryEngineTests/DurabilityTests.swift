@@ -100,6 +100,12 @@ struct DurabilityTests {
             let orphanStream = try write(.streams, TenantFiles.streamName(taskID: "tsk_gone", generation: 1))
             let orphanStreamDone = try write(.streams, TenantFiles.streamDoneName(taskID: "tsk_gone", generation: 1))
             let liveStream = try write(.streams, TenantFiles.streamName(taskID: running.id, generation: 1))
+            // An upload cut by a crash, a blob renamed into place whose row never committed, and
+            // a blob with its row.
+            let cutUpload = try write(.blobs, "blb_cut.uploading")
+            let uncommittedBlob = try write(.blobs, "blb_uncommitted")
+            let kept = try await ferry.database.database.blobs.create(id: "blb_kept", tenantID: ferry.tenant.id, size: 3, sha256: "00")
+            let keptBlob = try write(.blobs, kept.id)
             let freshOrphan = try files.path(.partial, tenantID: ferry.tenant.id, name: "tsk_new.part")
             try Data([9]).write(to: URL(fileURLWithPath: freshOrphan))
 
@@ -108,7 +114,9 @@ struct DurabilityTests {
                 blocking: BlockingPool(name: "test-files", threadCount: 1), logger: quietLogger
             )
             let report = try await reconciler.reconcile()
-            #expect(report == .init(removedPartials: 1, restoredDownloads: 1, removedDownloads: 1, removedStreams: 2))
+            #expect(report == .init(removedPartials: 1, restoredDownloads: 1, removedDownloads: 1, removedStreams: 2, removedBlobs: 2))
+            #expect(!FileManager.default.fileExists(atPath: cutUpload) && !FileManager.default.fileExists(atPath: uncommittedBlob))
+            #expect(FileManager.default.fileExists(atPath: keptBlob))
             #expect(!FileManager.default.fileExists(atPath: orphanStream) && !FileManager.default.fileExists(atPath: orphanStreamDone))
             #expect(FileManager.default.fileExists(atPath: liveStream))
             #expect(!FileManager.default.fileExists(atPath: orphanPartial))

@@ -11,7 +11,10 @@ import Logging
 /// - a file in the downloads folder that nobody owns is removed;
 /// - resume data older than its retention releases its partial file;
 /// - a streamed upload body of a task that has ended (cancelled while nobody ran it, reaped,
-///   or gone) is removed: only a transfer's own end removed them.
+///   or gone) is removed: only a transfer's own end removed them;
+/// - a file of the blobs folder without a blob's row (a `.uploading` file of an upload cut by a
+///   crash, or a blob renamed into place whose row never committed) is removed: counted in no
+///   quota, it stayed for good.
 ///
 /// Files younger than `gracePeriod` are left alone: they may belong to a transfer that is being
 /// set up, by this or another instance sharing the folder, whose row is not yet visible.
@@ -28,6 +31,7 @@ struct StorageReconciler: Sendable {
         var restoredDownloads = 0
         var removedDownloads = 0
         var removedStreams = 0
+        var removedBlobs = 0
     }
 
     func reconcile() async throws -> Report {
@@ -41,11 +45,13 @@ struct StorageReconciler: Sendable {
             try await reconcilePartials(tenantID: tenantID, report: &report)
             try await reconcileDownloads(tenantID: tenantID, report: &report)
             try await reconcileStreams(tenantID: tenantID, report: &report)
+            try await reconcileBlobs(tenantID: tenantID, report: &report)
         }
         if report != Report() {
             logger.notice("reconciled the data folder with the database", metadata: [
                 "removedPartials": "\(report.removedPartials)", "restoredDownloads": "\(report.restoredDownloads)",
                 "removedDownloads": "\(report.removedDownloads)", "removedStreams": "\(report.removedStreams)",
+                "removedBlobs": "\(report.removedBlobs)",
             ])
         }
         return report
@@ -97,6 +103,17 @@ struct StorageReconciler: Sendable {
             let path = "\(directory)/\(name)"
             try await blocking.run { FileOperations.remove(path) }
             report.removedStreams += 1
+        }
+    }
+
+    private func reconcileBlobs(tenantID: String, report: inout Report) async throws {
+        let directory = try files.directory(.blobs, tenantID: tenantID)
+        let names = try await settledFiles(in: directory)
+        let existing = try await storage.existingBlobs(tenantID: tenantID, names: names)
+        for name in names where !existing.contains(name) {
+            let path = "\(directory)/\(name)"
+            try await blocking.run { FileOperations.remove(path) }
+            report.removedBlobs += 1
         }
     }
 

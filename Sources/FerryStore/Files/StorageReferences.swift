@@ -38,6 +38,16 @@ public struct StorageReferences: Sendable {
         }
     }
 
+    /// Of `names` (files of the tenant's blobs folder), those a blob's row holds.
+    public func existingBlobs(tenantID: String, names: [String]) async throws -> Set<String> {
+        guard !names.isEmpty else { return [] }
+        return try await pool.withConnection { connection in
+            Set(try connection.query(
+                "SELECT id FROM blobs WHERE tenant_id = $1 AND id = ANY($2)", [tenantID, names]
+            ).map { try $0.decode(0, as: String.self) })
+        }
+    }
+
     /// What the database says about files of the downloads folder that no completed task owns.
     public enum DownloadFileFate: Sendable, Equatable {
         /// A completed download's file: keep it.
