@@ -102,7 +102,7 @@ enum BlobWriter {
                 guard fsync(descriptor) == 0, rename(partial, path) == 0 else {
                     throw APIError.unavailable("The server's disk cannot store the blob.")
                 }
-                guard syncFolder(of: path) else {
+                guard FileWriting.syncFolder(of: path) else {
                     unlink(path)
                     throw APIError.unavailable("The server's disk cannot store the blob.")
                 }
@@ -117,13 +117,4 @@ enum BlobWriter {
         try await NIOThreadPool.singleton.runIfActive { _ = close(descriptor) }
         return (size, digest.finalize())
     }
-}
-
-/// fsyncs the folder `path` is in (what makes a rename in it durable).
-private func syncFolder(of path: String) -> Bool {
-    let folder = (path as NSString).deletingLastPathComponent
-    let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard descriptor >= 0 else { return false }
-    defer { close(descriptor) }
-    return fsync(descriptor) == 0
 }

@@ -78,8 +78,19 @@ struct BodyStreamView: Encodable, Sendable {
     var size: Int64
 }
 
-/// Writing all of a buffer to a descriptor, retrying short writes and interruptions.
+/// The API's own file writing: all of a buffer to a descriptor, and the folder sync that makes a
+/// rename durable (the engine's FileOperations does the same for transfers; FerryAPI does not
+/// depend on the engine).
 enum FileWriting {
+    /// fsyncs the folder `path` is in.
+    static func syncFolder(of path: String) -> Bool {
+        let descriptor = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return fsync(descriptor) == 0
+    }
+
+    /// Writes all of `buffer`, retrying short writes and interruptions.
     static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < buffer.count {

@@ -58,14 +58,31 @@ struct StorageReconciler: Sendable {
     }
 
     private func reconcilePartials(tenantID: String, report: inout Report) async throws {
-        let directory = try files.directory(.partial, tenantID: tenantID)
+        report.removedPartials += try await removeUnreferenced(in: .partial, tenantID: tenantID) { names in
+            try await storage.referencedPartials(tenantID: tenantID, names: names)
+        }
+    }
+
+    private func reconcileBlobs(tenantID: String, report: inout Report) async throws {
+        report.removedBlobs += try await removeUnreferenced(in: .blobs, tenantID: tenantID) { names in
+            try await storage.existingBlobs(tenantID: tenantID, names: names)
+        }
+    }
+
+    /// Removes the settled files of `area` that `referenced` (asked with their names) does not
+    /// name; answers how many.
+    private func removeUnreferenced(
+        in area: TenantFiles.Area, tenantID: String, referenced: ([String]) async throws -> Set<String>
+    ) async throws -> Int {
+        let directory = try files.directory(area, tenantID: tenantID)
         let names = try await settledFiles(in: directory)
-        let referenced = try await storage.referencedPartials(tenantID: tenantID, names: names)
-        for name in names where !referenced.contains(name) {
+        let kept = try await referenced(names)
+        let removed = names.filter { !kept.contains($0) }
+        for name in removed {
             let path = "\(directory)/\(name)"
             try await blocking.run { FileOperations.remove(path) }
-            report.removedPartials += 1
         }
+        return removed.count
     }
 
     private func reconcileDownloads(tenantID: String, report: inout Report) async throws {
@@ -103,17 +120,6 @@ struct StorageReconciler: Sendable {
             let path = "\(directory)/\(name)"
             try await blocking.run { FileOperations.remove(path) }
             report.removedStreams += 1
-        }
-    }
-
-    private func reconcileBlobs(tenantID: String, report: inout Report) async throws {
-        let directory = try files.directory(.blobs, tenantID: tenantID)
-        let names = try await settledFiles(in: directory)
-        let existing = try await storage.existingBlobs(tenantID: tenantID, names: names)
-        for name in names where !existing.contains(name) {
-            let path = "\(directory)/\(name)"
-            try await blocking.run { FileOperations.remove(path) }
-            report.removedBlobs += 1
         }
     }
 

@@ -13,7 +13,7 @@ struct WebhookMessage: Sendable {
     let signature: String
 
     /// Fails only if none of the stored secrets is usable, which validation prevents.
-    /// `cursors`: for the link in a stub body (`EventRecord.webhookBody`).
+    /// `cursors`: for the link in a stub body (`EventRecord.webhookBody`), derived only for one.
     init(event: EventRecord, secrets: [String], sentAt: Date, cursors: EventCursors) throws(WebhookSecretError) {
         var keys: [[UInt8]] = []
         var firstError: WebhookSecretError?
