@@ -11,6 +11,10 @@ public final class CurlEasy {
     /// curl keeps only pointers to lists, so they live as long as the option is set.
     private var lists: [Int: CurlHeaderList] = [:]
 
+    /// The connection cache this handle uses instead of its multi handle's, if any. Held so the
+    /// share outlives the handle: it is released after `deinit` has cleaned the handle up.
+    private var share: CurlShare?
+
     /// Receives the callbacks. Weak: the delegate normally owns the handle.
     public weak var delegate: (any CurlTransferDelegate)?
 
@@ -37,6 +41,15 @@ public final class CurlEasy {
         lists.removeAll()
         errorBuffer[0] = 0
         try installCallbacks()
+        if let share { try use(share) }
+    }
+
+    /// Takes connections from `share`'s cache, and leaves them there, instead of the multi
+    /// handle's. Only while the handle is not in a multi handle, which picks the cache when the
+    /// handle is added.
+    public func use(_ share: CurlShare) throws {
+        try CurlError.check(ferry_curl_easy_setopt_share(handle, share.owner))
+        self.share = share
     }
 
     /// curl's detail message for the last failure, if it wrote one.

@@ -115,6 +115,10 @@ private final class TransferWorkerLoop {
     static let renewalMemory: TimeInterval = 600
     /// Wakes the loop when a client's body arrives, instead of looking every few milliseconds.
     let streamWatch = BodyStreamWatch()
+    /// One connection cache per session, as URLSession keeps one per session. With the multi
+    /// handle's one for all, a tenant could learn from its task metrics' `isReusedConnection`, or
+    /// from how soon its request went out, which hosts other tenants had just talked to.
+    let connectionPools = CurlConnectionPools()
 
     init(multi: CurlMulti, worker: TransferWorker, report: @escaping @Sendable (WorkerReport) -> Void, logger: Logger) {
         self.multi = multi
@@ -126,6 +130,7 @@ private final class TransferWorkerLoop {
     func run() {
         while !(worker.shouldExit && transfers.isEmpty) {
             for command in worker.takeCommands() { handle(command) }
+            connectionPools.sweep(busy: { Set(transfers.values.map(\.job.claim.sessionID)) })
             do {
                 if !streaming.isEmpty {
                     streamWatch.drain()
@@ -224,6 +229,7 @@ private final class TransferWorkerLoop {
             }
             renewals[renewal.sessionID, default: []].append(renewal)
             renewals[renewal.sessionID]?.sort { $0.generation < $1.generation }
+            connectionPools.drop(renewal.sessionID)
             for transfer in transfers.values { transfer.apply(renewal) }
         case .decided(let taskID, let eventID, let outcome):
             // It ended meanwhile, or this is another transfer of the task, asking something else.
@@ -249,6 +255,7 @@ private final class TransferWorkerLoop {
         do {
             let transfer = try Transfer(job: job) { report($0) }
             transfers[job.taskID] = transfer
+            try transfer.easy.use(connectionPools.share(for: job.claim.sessionID))
             do {
                 try transfer.prepare()
             } catch let failure as FileFailure {

@@ -126,7 +126,7 @@ extension WebhookService: DecisionGateway {
             do {
                 let message = try WebhookMessage(event: claim.event, secrets: claim.secrets, sentAt: startedAt, cursors: eventCursors)
                 result = await transport.send(WebhookHTTPRequest(
-                    url: claim.url, headerLines: message.headerLines, body: message.body, timeout: remaining
+                    tenantID: claim.event.tenantID, url: claim.url, headerLines: message.headerLines, body: message.body, timeout: remaining
                 ))
             } catch {
                 result.failure = .transport("the endpoint's signing secret is unusable: \(error)")

@@ -262,7 +262,7 @@ extension WebhookService {
         do {
             let message = try WebhookMessage(event: claim.event, secrets: claim.secrets, sentAt: startedAt, cursors: eventCursors)
             result = await transport.send(WebhookHTTPRequest(
-                url: claim.url, headerLines: message.headerLines, body: message.body,
+                tenantID: claim.event.tenantID, url: claim.url, headerLines: message.headerLines, body: message.body,
                 timeout: min(timeout ?? configuration.requestTimeout, configuration.requestTimeout)
             ))
         } catch {

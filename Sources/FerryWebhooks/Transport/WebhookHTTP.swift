@@ -1,5 +1,7 @@
 /// One POST for the transport thread.
 struct WebhookHTTPRequest: Sendable {
+    /// Whose endpoint: each tenant's requests keep to connections of their own.
+    var tenantID: String
     var url: String
     var headerLines: [String]
     var body: [UInt8]

@@ -113,6 +113,9 @@ private final class WebhookTransportLoop {
     let settings: WebhookTransport.Settings
     let logger: Logger
     var exchanges: [ObjectIdentifier: WebhookExchange] = [:]
+    /// One connection cache per tenant: a connection one tenant's deliveries opened is never
+    /// reused for another's, whose attempts' durations would tell it of the first's traffic.
+    let connectionPools = CurlConnectionPools()
 
     init(multi: CurlMulti, transport: WebhookTransport, settings: WebhookTransport.Settings, logger: Logger) {
         self.multi = multi
@@ -125,6 +128,7 @@ private final class WebhookTransportLoop {
         while true {
             let (submissions, isStopping) = transport.takeSubmissions()
             for submission in submissions { start(submission) }
+            connectionPools.sweep(busy: { Set(exchanges.values.map(\.request.tenantID)) })
             if isStopping && exchanges.isEmpty { return }
             do {
                 try multi.perform()
@@ -149,6 +153,7 @@ private final class WebhookTransportLoop {
                 maximumResponseBytes: settings.maximumResponseBytes, connectTimeout: settings.connectTimeout,
                 reply: submission.reply
             )
+            try exchange.easy.use(connectionPools.share(for: submission.request.tenantID))
             try multi.add(exchange.easy)
             exchanges[ObjectIdentifier(exchange.easy)] = exchange
         } catch {
