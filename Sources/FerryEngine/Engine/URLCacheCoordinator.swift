@@ -195,19 +195,10 @@ final class URLCacheCoordinator: Sendable {
             let body = bytes
             let globalCapacity = ephemeralCapacity
             memory.withLock { caches in
-                caches.remove(sessionID: claim.sessionID, key: key)
-                caches.sessions[claim.sessionID, default: [:]][key] = (entry, body)
-                caches.totalBytes += Int64(body.count)
-                // Least recently stored first out, until the session's memory cache fits…
-                while let cache = caches.sessions[claim.sessionID],
-                      cache.values.reduce(0, { $0 + Int64($1.body.count) }) > Self.memoryCapacity,
-                      let oldest = cache.min(by: { $0.value.entry.responseTime < $1.value.entry.responseTime }) {
-                    caches.remove(sessionID: claim.sessionID, key: oldest.key)
-                }
-                // …and all sessions' caches fit the process's share.
-                while caches.totalBytes > globalCapacity, let oldest = caches.oldest() {
-                    caches.remove(sessionID: oldest.sessionID, key: oldest.key)
-                }
+                caches.store(
+                    entry, body: body, key: key, sessionID: claim.sessionID, tenantID: claim.tenantID,
+                    sessionCapacity: Self.memoryCapacity, totalCapacity: globalCapacity
+                )
             }
             return
         }
@@ -249,29 +240,6 @@ final class URLCacheCoordinator: Sendable {
         let paths = keys.compactMap { try? files.path(.cache, tenantID: tenantID, name: $0) }
         guard !paths.isEmpty else { return }
         _ = try? await blocking.run { for path in paths { FileOperations.remove(path) } }
-    }
-}
-
-/// Ephemeral sessions' caches, and the bytes they hold in all.
-struct MemoryCaches {
-    var sessions: [String: [String: (entry: CachedResponse, body: [UInt8])]] = [:]
-    var totalBytes: Int64 = 0
-
-    mutating func remove(sessionID: String, key: String) {
-        guard let removed = sessions[sessionID]?.removeValue(forKey: key) else { return }
-        totalBytes -= Int64(removed.body.count)
-        if sessions[sessionID]?.isEmpty == true { sessions[sessionID] = nil }
-    }
-
-    /// The least recently stored entry of any session.
-    func oldest() -> (sessionID: String, key: String)? {
-        var oldest: (sessionID: String, key: String, time: Date)?
-        for (sessionID, cache) in sessions {
-            for (key, value) in cache where oldest.map({ value.entry.responseTime < $0.time }) ?? true {
-                oldest = (sessionID, key, value.entry.responseTime)
-            }
-        }
-        return oldest.map { ($0.sessionID, $0.key) }
     }
 }
 
