@@ -120,6 +120,41 @@ struct SettingsStoreTests {
         }
     }
 
+    @Test("the token last read opens the operator's routes while PostgreSQL is away; another instance's rotation is seen within seconds")
+    func tokenWhileTheDatabaseIsAway() async throws {
+        try await StoreFixture.with { fixture async throws in
+            let settings = fixture.database.settings
+            _ = try await settings.ensureAdminToken(configured: "operator-secret")
+            // Every check reads, so the outage is met rather than skipped.
+            let reading = SettingsStore(pool: fixture.pool, adminTokens: AdminTokenMemory(freshness: .zero))
+            try await fixture.test.beginOutage()
+            await #expect(throws: (any Error).self, "nothing read yet: nothing to fall back on") {
+                _ = try await reading.isAdminToken("operator-secret")
+            }
+            try await fixture.test.endOutage()
+            // The pool reconnects after a pause.
+            let back = ContinuousClock.now + .seconds(10)
+            while (try? await reading.isAdminToken("operator-secret")) != true, ContinuousClock.now < back {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(try await reading.isAdminToken("operator-secret"))
+            try await fixture.test.beginOutage()
+            #expect(try await reading.isAdminToken("operator-secret"))
+            #expect(try await reading.isAdminToken("anything") == false)
+            try await fixture.test.endOutage()
+
+            // Another instance (another process: its own memory) configures a new token.
+            let other = SettingsStore(pool: fixture.pool, adminTokens: AdminTokenMemory())
+            _ = try await other.ensureAdminToken(configured: "rotated")
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try await settings.isAdminToken("operator-secret"), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(try await settings.isAdminToken("rotated"))
+            #expect(try await settings.isAdminToken("operator-secret") == false)
+        }
+    }
+
     @Test("without configuration a token is generated exactly once, even when instances start together")
     func generatedOnce() async throws {
         try await StoreFixture.with(poolSize: 6) { fixture in

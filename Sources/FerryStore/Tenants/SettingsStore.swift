@@ -5,9 +5,11 @@ import Postgres
 /// Installation-wide secrets kept in PostgreSQL so every instance shares them.
 public struct SettingsStore: Sendable {
     let pool: PostgresPool
+    let adminTokens: AdminTokenMemory
 
-    public init(pool: PostgresPool) {
+    public init(pool: PostgresPool, adminTokens: AdminTokenMemory) {
         self.pool = pool
+        self.adminTokens = adminTokens
     }
 
     /// The key that signs resume data; made on first use, the same for every instance.
@@ -34,6 +36,7 @@ public struct SettingsStore: Sendable {
                     [AdminToken.hash(configured)]
                 )
             }
+            adminTokens.remember(AdminToken.hash(configured))
             return nil
         }
         var random = SystemRandomNumberGenerator()
@@ -44,17 +47,31 @@ public struct SettingsStore: Sendable {
                 [AdminToken.hash(token)]
             )
         }
+        // Another instance's token, when this one's lost the race: read at the next check.
+        if inserted == 1 { adminTokens.remember(AdminToken.hash(token)) } else { adminTokens.forget() }
         return inserted == 1 ? token : nil
     }
 
-    /// Whether `presented` is the operator token.
+    /// Whether `presented` is the operator token. Read at most every few seconds (`AdminTokenMemory`); while PostgreSQL cannot answer, the
+    /// token last read is the one.
     public func isAdminToken(_ presented: String) async throws -> Bool {
-        let hash = AdminToken.hash(presented)
-        return try await pool.withConnection { connection in
-            let rows = try connection.query("SELECT value FROM settings WHERE key = 'admin_token_hash'")
-            guard let stored = try rows.first?.decode(0, as: [UInt8].self) else { return false }
-            return constantTimeEquals(stored, hash)
+        let presented = AdminToken.hash(presented)
+        let stored: [UInt8]?
+        if let fresh = adminTokens.fresh() {
+            stored = fresh
+        } else {
+            do {
+                stored = try await pool.withConnection { connection in
+                    try connection.query("SELECT value FROM settings WHERE key = 'admin_token_hash'").first?.decode(0, as: [UInt8].self)
+                }
+                adminTokens.remember(stored)
+            } catch {
+                guard let remembered = adminTokens.lastRead else { throw error }
+                stored = remembered
+            }
         }
+        guard let stored else { return false }
+        return constantTimeEquals(stored, presented)
     }
 
     /// 256 random bits.
