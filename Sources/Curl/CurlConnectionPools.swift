@@ -4,7 +4,10 @@
 ///
 /// Confined to the thread driving the multi handle. A pool unused for `idleLifetime` is
 /// dropped, closing its connections once its last transfer is gone; so are the least recently
-/// used idle pools past `idleLimit`, which bounds the idle sockets kept for keys that come and go.
+/// used idle pools past `idleLimit`, which bounds the idle sockets kept for keys that come and
+/// go. curl caps each pool's idle connections at the multi handle's `CURLMOPT_MAXCONNECTS`
+/// (7.88 counts the cache the connection returns to), so a multi handle keeps about
+/// `idleLimit` times that, plus its busy pools'.
 public final class CurlConnectionPools {
     private struct Pool {
         let share: CurlShare
@@ -17,7 +20,7 @@ public final class CurlConnectionPools {
     let idleLimit: Int
 
     /// curl closes a connection idle for 118 s when it next looks at it (`CURLOPT_MAXAGE_CONN`).
-    public init(idleLifetime: Duration = .seconds(120), idleLimit: Int = 32) {
+    public init(idleLifetime: Duration = .seconds(120), idleLimit: Int = 16) {
         self.idleLifetime = idleLifetime
         self.idleLimit = idleLimit
     }
@@ -44,7 +47,8 @@ public final class CurlConnectionPools {
     /// At most every few seconds: drops the pools idle too long or past the limit. `busy`: the
     /// keys with a transfer running, whose pools are never dropped.
     public func sweep(busy: () -> Set<String>, now: ContinuousClock.Instant = .now) {
-        guard now - lastSweep >= .seconds(5) || pools.count > idleLimit * 2 else { return }
+        let isCrowded = pools.count > idleLimit * 2 && now - lastSweep >= .milliseconds(100)
+        guard now - lastSweep >= .seconds(5) || isCrowded else { return }
         lastSweep = now
         let busy = busy()
         for key in busy { pools[key]?.lastUsed = now }

@@ -51,6 +51,17 @@ struct EphemeralCacheShareTests {
         #expect(caches.sessions["b"]?["GET /5"] != nil)
     }
 
+    @Test("on a tie the tenant storing makes room, not the one it has drawn level with")
+    func tieGoesToTheStoringTenant() {
+        var caches = MemoryCaches()
+        store(&caches, at: 0, session: "a", tenant: "tenant-a", bytes: 250)
+        store(&caches, at: 1, session: "b", tenant: "tenant-b", bytes: 150)
+        store(&caches, at: 2, session: "c", tenant: "tenant-c", bytes: 100)
+        store(&caches, at: 3, session: "b", tenant: "tenant-b", bytes: 100)
+        #expect(caches.sessions["a"]?["GET /0"] != nil, "the tenant drawn level with lost its entry")
+        #expect(caches.bytesByTenant == ["tenant-a": 250, "tenant-b": 100, "tenant-c": 100])
+    }
+
     @Test("a session past its own capacity pushes out its own oldest entries only")
     func sessionCapacity() {
         var caches = MemoryCaches()

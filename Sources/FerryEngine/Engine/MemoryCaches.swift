@@ -4,7 +4,7 @@ import Foundation
 /// Ephemeral sessions' URL caches, in this process's memory, and the bytes they hold: each
 /// session's, each tenant's and in all.
 struct MemoryCaches {
-    var sessions: [String: [String: (entry: CachedResponse, body: [UInt8])]] = [:]
+    private(set) var sessions: [String: [String: (entry: CachedResponse, body: [UInt8])]] = [:]
     private(set) var totalBytes: Int64 = 0
     private var tenantOfSession: [String: String] = [:]
     private(set) var bytesByTenant: [String: Int64] = [:]
@@ -28,10 +28,14 @@ struct MemoryCaches {
               let oldest = cache.min(by: { $0.value.entry.responseTime < $1.value.entry.responseTime }) {
             remove(sessionID: sessionID, key: oldest.key)
         }
-        while totalBytes > totalCapacity, let heaviest = bytesByTenant.max(by: { $0.value < $1.value })?.key,
-              let oldest = oldest(ofTenant: heaviest) {
+        while totalBytes > totalCapacity, let heaviest = heaviestTenant(preferring: tenantID), let oldest = oldest(ofTenant: heaviest) {
             remove(sessionID: oldest.sessionID, key: oldest.key)
         }
+    }
+
+    /// Replaces a stored entry's response (a 304's merged headers), keeping its body.
+    mutating func update(_ entry: CachedResponse, sessionID: String, key: String) {
+        sessions[sessionID]?[key]?.entry = entry
     }
 
     mutating func remove(sessionID: String, key: String) {
@@ -45,6 +49,14 @@ struct MemoryCaches {
             sessions[sessionID] = nil
             tenantOfSession[sessionID] = nil
         }
+    }
+
+    /// The tenant holding the most bytes; `storing` when it holds as many as any (a tie must not
+    /// let the tenant storing push out an equal one's entries).
+    private func heaviestTenant(preferring storing: String) -> String? {
+        guard let most = bytesByTenant.values.max() else { return nil }
+        if bytesByTenant[storing] == most { return storing }
+        return bytesByTenant.first { $0.value == most }?.key
     }
 
     /// The least recently stored entry of the tenant's sessions.

@@ -236,6 +236,7 @@ extension TransferEngine {
         ephemeralCookies.forgetSession(sessionID)
         urlCache.forgetSession(sessionID)
         ephemeralCredentials.forgetSession(sessionID)
+        for worker in workers.withLock({ $0 }) { worker.send(.forgetSession(sessionID)) }
     }
 
     /// A flushed session's downloads here are checkpointed at the next heartbeat, whatever

@@ -135,7 +135,7 @@ final class URLCacheCoordinator: Sendable {
     /// Stores an entry revalidated by a 304 (same body, refreshed head).
     func replace(_ entry: CachedResponse, key: String, claim: ClaimedTask) async {
         if claim.configuration.kind == .ephemeral {
-            memory.withLock { $0.sessions[claim.sessionID]?[key]?.entry = entry }
+            memory.withLock { $0.update(entry, sessionID: claim.sessionID, key: key) }
             return
         }
         do {

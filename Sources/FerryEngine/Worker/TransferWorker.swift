@@ -30,8 +30,9 @@ final class TransferWorker: Sendable {
     init(index: Int, report: @escaping @Sendable (WorkerReport) -> Void, logger: Logger) throws {
         self.index = index
         let multi = try CurlMulti()
-        // Connections to keep for reuse: enough for the many hosts of small-download workloads.
-        try multi.setMaxCachedConnections(256)
+        // Idle connections kept for reuse, in each session's pool (`connectionPools`): enough
+        // for a session's many hosts of small-download workloads; at most 16 idle pools.
+        try multi.setMaxCachedConnections(32)
         self.waker = multi.waker
         let handoff = MultiHandoff(multi: multi)
         let thread = Thread { [self] in
@@ -231,6 +232,8 @@ private final class TransferWorkerLoop {
             renewals[renewal.sessionID]?.sort { $0.generation < $1.generation }
             connectionPools.drop(renewal.sessionID)
             for transfer in transfers.values { transfer.apply(renewal) }
+        case .forgetSession(let sessionID):
+            connectionPools.drop(sessionID)
         case .decided(let taskID, let eventID, let outcome):
             // It ended meanwhile, or this is another transfer of the task, asking something else.
             guard let transfer = transfers[taskID], transfer.pendingDecisionEventID == eventID else { return }

@@ -16,6 +16,8 @@ enum WorkerCommand: Sendable {
     case decided(taskID: String, eventID: String?, DecisionOutcome)
     /// A session's `flush` or `reset`: for its transfers here and those that start later.
     case renew(SessionRenewal)
+    /// An invalidated session: its connections here close once its running transfers end.
+    case forgetSession(String)
 }
 
 /// What a worker tells the engine, in the order things happened.

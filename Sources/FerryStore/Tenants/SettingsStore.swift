@@ -52,26 +52,40 @@ public struct SettingsStore: Sendable {
         return inserted == 1 ? token : nil
     }
 
-    /// Whether `presented` is the operator token. Read at most every few seconds (`AdminTokenMemory`); while PostgreSQL cannot answer, the
-    /// token last read is the one.
+    /// Whether `presented` is the operator token: checked against the hash last read
+    /// (`AdminTokenMemory`), read again in the background every few seconds; only the first
+    /// check of a process waits for PostgreSQL (and fails while it is away).
     public func isAdminToken(_ presented: String) async throws -> Bool {
-        let presented = AdminToken.hash(presented)
         let stored: [UInt8]?
-        if let fresh = adminTokens.fresh() {
-            stored = fresh
-        } else {
-            do {
-                stored = try await pool.withConnection { connection in
-                    try connection.query("SELECT value FROM settings WHERE key = 'admin_token_hash'").first?.decode(0, as: [UInt8].self)
-                }
-                adminTokens.remember(stored)
-            } catch {
-                guard let remembered = adminTokens.lastRead else { throw error }
-                stored = remembered
+        switch adminTokens.lookup() {
+        case .fresh(let hash):
+            stored = hash
+        case .stale(let hash):
+            stored = hash
+            if adminTokens.beginRefresh() {
+                Task { [self] in await refreshAdminToken() }
             }
+        case .unknown:
+            stored = try await readAdminTokenHash()
+            adminTokens.remember(stored)
         }
         guard let stored else { return false }
-        return constantTimeEquals(stored, presented)
+        return constantTimeEquals(stored, AdminToken.hash(presented))
+    }
+
+    private func refreshAdminToken() async {
+        do {
+            adminTokens.remember(try await readAdminTokenHash())
+        } catch {
+            let kind = (error as? PostgresError)?.kind
+            adminTokens.refreshFailed(databaseUnreachable: kind == .connection || kind == .poolClosed)
+        }
+    }
+
+    private func readAdminTokenHash() async throws -> [UInt8]? {
+        try await pool.withConnection { connection in
+            try connection.query("SELECT value FROM settings WHERE key = 'admin_token_hash'").first?.decode(0, as: [UInt8].self)
+        }
     }
 
     /// 256 random bits.

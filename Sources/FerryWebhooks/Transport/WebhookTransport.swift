@@ -38,6 +38,7 @@ final class WebhookTransport: Sendable {
 
     init(settings: Settings, logger: Logger) throws {
         let multi = try CurlMulti()
+        // Idle connections kept for reuse, in each tenant's pool (`connectionPools`).
         try multi.setMaxCachedConnections(64)
         waker = multi.waker
         let handoff = MultiHandoff(multi: multi)
