@@ -109,6 +109,11 @@ extension APIError {
             }
         case let error as ResumeDataError:
             return .badRequest("resumeData: \(error)", field: "resumeData")
+        case let error where FerryDatabase.isUnreachable(error):
+            // Not a fault of the request or of Ferry's: the client may send it again shortly.
+            var problem = APIError.unavailable("The database cannot be reached; retry shortly.")
+            problem.headers[.retryAfter] = "5"
+            return problem
         case let error as HTTPError:
             return APIError(
                 status: error.status, slug: slug(for: error.status),

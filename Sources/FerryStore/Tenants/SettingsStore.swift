@@ -77,8 +77,7 @@ public struct SettingsStore: Sendable {
         do {
             adminTokens.remember(try await readAdminTokenHash())
         } catch {
-            let kind = (error as? PostgresError)?.kind
-            adminTokens.refreshFailed(databaseUnreachable: kind == .connection || kind == .poolClosed)
+            adminTokens.refreshFailed(databaseUnreachable: FerryDatabase.isUnreachable(error))
         }
     }
 

@@ -27,6 +27,26 @@ struct OperatorFiguresTests {
         }
     }
 
+    @Test("while PostgreSQL is away: /metrics still answers the operator, and other requests get 503 with Retry-After, not 500")
+    func databaseAway() async throws {
+        try await APIHarness.runFresh { api in
+            let tenant = try await api.makeTenant()
+            let name = try await api.database.pool.withConnection { connection in
+                try connection.query("SELECT current_database()").firstRow().decode(0, as: String.self)
+            }
+            try await TestDatabase.beginOutage(ofDatabaseNamed: name)
+            let metrics = try await api.operatorClient.send(.get, "/metrics")
+            let sessions = try await tenant.send(.get, "/v1/sessions")
+            let tenants = try await api.operatorClient.send(.get, "/admin/v1/tenants")
+            try await TestDatabase.endOutage(ofDatabaseNamed: name)
+            #expect(metrics.status == .ok)
+            for reply in [sessions, tenants] {
+                expectProblem(reply, status: .serviceUnavailable)
+                #expect(reply.headers[.retryAfter] == "5")
+            }
+        }
+    }
+
     @Test("request ids are random: two of a tenant's answers do not tell how many requests came between")
     func requestIDs() async throws {
         try await APIHarness.run { api in

@@ -5,7 +5,13 @@ extension TestDatabase {
     /// refused and the open ones are ended. Only this test's database: the cluster is shared by
     /// the tests running alongside.
     public func beginOutage() async throws {
-        try await Self.administer { admin in
+        try await Self.beginOutage(ofDatabaseNamed: name)
+    }
+
+    /// `beginOutage()` for a database known by name (`SELECT current_database()`), for harnesses
+    /// that hold only its pool.
+    public static func beginOutage(ofDatabaseNamed name: String) async throws {
+        try await administer { admin in
             // ALTER DATABASE takes no parameters; the name was made by `make`, not by a test.
             try admin.executeScript("ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS false")
             try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name])
@@ -14,7 +20,11 @@ extension TestDatabase {
 
     /// The database is back.
     public func endOutage() async throws {
-        try await Self.administer { admin in
+        try await Self.endOutage(ofDatabaseNamed: name)
+    }
+
+    public static func endOutage(ofDatabaseNamed name: String) async throws {
+        try await administer { admin in
             try admin.executeScript("ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS true")
         }
     }
