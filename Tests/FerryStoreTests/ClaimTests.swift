@@ -134,4 +134,27 @@ struct ClaimTests {
             #expect(try await fixture.column("lease_epoch", of: task.id, as: Int64.self) == 3)
         }
     }
+
+    @Test("a release that is not a failure (a suspend, a shutdown, a busy file) takes the claim's attempt back")
+    func releasesThatAreNotAttempts() async throws {
+        // Background: the reaper hands a lapsed task back rather than completing it.
+        try await StoreFixture.with(sessionKind: .background) { fixture in
+            let task = try await fixture.makeTask()
+            let ledger = fixture.ledger()
+            for _ in 0..<3 {
+                let claim = try await fixture.claim(task.id, with: ledger)
+                #expect(claim.previousAttempts == 0)
+                let released = TransferOutcome.released(checkpoint: nil, notBefore: nil, bytesReceived: 0, bytesSent: 0, countsAsAttempt: false)
+                #expect(try await ledger.finish([(LeaseToken(taskID: task.id, epoch: claim.leaseEpoch), released)]).isEmpty)
+            }
+            // A failed attempt counts; an owner that stopped renewing (taken over by the reaper) does not.
+            let failed = try await fixture.claim(task.id, with: ledger)
+            _ = try await ledger.finish([(LeaseToken(taskID: task.id, epoch: failed.leaseEpoch), .released(checkpoint: nil, notBefore: nil, bytesReceived: 0, bytesSent: 0))])
+            let lapsed = try await fixture.claim(task.id, with: fixture.ledger("instance-lapsed"))
+            #expect(lapsed.previousAttempts == 1)
+            try await fixture.execute("UPDATE tasks SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [task.id])
+            #expect(try await ledger.reapExpiredLeases(resumeData: fixture.resumeData) == 1)
+            #expect(try await fixture.claim(task.id, with: ledger).previousAttempts == 1)
+        }
+    }
 }

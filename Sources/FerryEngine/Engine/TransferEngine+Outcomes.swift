@@ -34,9 +34,11 @@ extension TransferEngine {
             // Out of space, a retry starts over: the partial file would hold the disk full meanwhile.
             let checkpoint = ended.ranOutOfSpace ? nil : await checkpoint(of: ended)
             if ended.ranOutOfSpace { await removePartialFile(of: ended) }
+            // Only a failure retried counts as an attempt; a suspend, a shutdown or a busy file does not.
+            let failed = if case .failed = ended.end { true } else { false }
             writer.enqueue(.finish([(ended.job.lease, .released(
                 checkpoint: checkpoint, notBefore: notBefore,
-                bytesReceived: checkpoint?.bytesOnDisk ?? 0, bytesSent: 0
+                bytesReceived: checkpoint?.bytesOnDisk ?? 0, bytesSent: 0, countsAsAttempt: failed
             ))]))
         case .complete(let policyError, let attachesResumeData):
             // The transfer's last progress and data come before anything about its end, and are

@@ -8,7 +8,12 @@ public enum TransferOutcome: Sendable {
     case completed(TaskCompletion)
     /// The task goes back to waiting: suspended by the tenant, released at shutdown, or
     /// retried after `notBefore` (background sessions). The checkpoint is where it continues.
-    case released(checkpoint: TransferCheckpoint?, notBefore: Date?, bytesReceived: Int64, bytesSent: Int64)
+    /// `countsAsAttempt`: the transfer failed and the task retries it. Otherwise (suspended,
+    /// released at shutdown, its file busy) the claim's count of attempts is taken back: the
+    /// retry policy's limit and `task.isWaitingForConnectivity` (sent once, on the first failed
+    /// attempt) count only attempts that failed, not how often a task was suspended or its
+    /// instance restarted.
+    case released(checkpoint: TransferCheckpoint?, notBefore: Date?, bytesReceived: Int64, bytesSent: Int64, countsAsAttempt: Bool = true)
 }
 
 /// An event an owner records while its transfer runs (didReceiveResponse, didResumeAtOffset, …).
@@ -85,7 +90,7 @@ extension TransferLedger {
                     }
                     try completion.write(ref, kind: kind, into: &completions, events: &batch, on: connection)
                     completedSessions.insert(ref.sessionID)
-                case .released(let checkpoint, _, let bytesReceived, let bytesSent) where isCanceling:
+                case .released(let checkpoint, _, let bytesReceived, let bytesSent, _) where isCanceling:
                     // Cancelled while being handed back: nobody would claim it any more, so end it here.
                     var completion = TaskCompletion.cancelled(
                         tenantID: ref.tenantID, taskID: lease.taskID,
@@ -97,14 +102,15 @@ extension TransferLedger {
                     completion.bytesSent = bytesSent
                     try completion.write(ref, kind: kind, into: &completions, events: &batch, on: connection)
                     completedSessions.insert(ref.sessionID)
-                case .released(let checkpoint, let notBefore, let bytesReceived, let bytesSent):
+                case .released(let checkpoint, let notBefore, let bytesReceived, let bytesSent, let countsAsAttempt):
                     try connection.execute(
                         """
                         UPDATE tasks SET lease_owner = NULL, lease_expires_at = NULL, stop_reason = NULL,
-                            checkpoint = $2, not_before = $3, bytes_received = $4, bytes_sent = $5, updated_at = now()
+                            checkpoint = $2, not_before = $3, bytes_received = $4, bytes_sent = $5, updated_at = now(),
+                            attempt_count = CASE WHEN $6 THEN attempt_count ELSE greatest(attempt_count - 1, 0) END
                         WHERE id = $1
                         """,
-                        [lease.taskID, try JSONColumn.encodeOptional(checkpoint), notBefore, bytesReceived, bytesSent]
+                        [lease.taskID, try JSONColumn.encodeOptional(checkpoint), notBefore, bytesReceived, bytesSent, countsAsAttempt]
                     )
                     batch.notify(NotificationChannel.work, lease.taskID)
                 }
