@@ -135,6 +135,23 @@ struct ClaimTests {
         }
     }
 
+    @Test("a claim knows whether an earlier transfer of the task already sent willBeginDelayedRequest")
+    func delayedStartAnnouncedOnce() async throws {
+        try await StoreFixture.with { fixture in
+            let task = try await fixture.makeTask(earliestBeginDate: Date().addingTimeInterval(-1))
+            let ledger = fixture.ledger()
+            let first = try await fixture.claim(task.id, with: ledger)
+            #expect(first.isDelayedStartAnnounced == false)
+            let lease = LeaseToken(taskID: task.id, epoch: first.leaseEpoch)
+            try await ledger.record([OwnerEvent(lease: lease, type: .taskWillBeginDelayedRequest, data: [:], decidedBy: "default")])
+            let released = TransferOutcome.released(checkpoint: nil, notBefore: nil, bytesReceived: 0, bytesSent: 0, countsAsAttempt: false)
+            #expect(try await ledger.finish([(lease, released)]).isEmpty)
+            let second = try await fixture.claim(task.id, with: ledger)
+            #expect(second.isDelayedStartAnnounced)
+            #expect(second.previousAttempts == 0)
+        }
+    }
+
     @Test("a release that is not a failure (a suspend, a shutdown, a busy file) takes the claim's attempt back")
     func releasesThatAreNotAttempts() async throws {
         // Background: the reaper hands a lapsed task back rather than completing it.

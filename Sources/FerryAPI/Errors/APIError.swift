@@ -109,8 +109,9 @@ extension APIError {
             }
         case let error as ResumeDataError:
             return .badRequest("resumeData: \(error)", field: "resumeData")
-        case let error where FerryDatabase.isUnreachable(error):
-            // Not a fault of the request or of Ferry's: the client may send it again shortly.
+        case let error where FerryDatabase.failedBeforeAnyStatement(error):
+            // Not a fault of the request or of Ferry's, and nothing of it was done: the client
+            // may send it again shortly. (A connection lost mid-statement stays a logged 500.)
             var problem = APIError.unavailable("The database cannot be reached; retry shortly.")
             problem.headers[.retryAfter] = "5"
             return problem

@@ -34,9 +34,9 @@ extension Transfer {
     var isWaitingForDecision: Bool { pendingDecision != nil }
 
     /// `task.willBeginDelayedRequest`, for a task held back by `earliestBeginDate`, before its
-    /// first request.
+    /// first request (once: not again after a suspend, a retry or a restart).
     func announceDelayedStart() {
-        guard job.claim.earliestBeginDate != nil, job.attempt == 1, redirectCount == 0 else { return }
+        guard job.claim.earliestBeginDate != nil, !job.claim.isDelayedStartAnnounced, redirectCount == 0 else { return }
         _ = ask(.taskWillBeginDelayedRequest, ["request": (try? JSONValue(encoding: request)) ?? .null], pending: .delayedRequest, proposed: request)
     }
 

@@ -23,6 +23,9 @@ public struct ClaimedTask: Sendable {
     public var credentials: [StoredCredential] = []
     /// `earliestBeginDate`, when the task was held back until then.
     public var earliestBeginDate: Date?
+    /// Whether an earlier transfer of the task already sent `task.willBeginDelayedRequest`:
+    /// URLSession asks once, whatever suspends or restarts came between.
+    public var isDelayedStartAnnounced = false
     /// The tenant's `maxTaskBytes` quota: the most this task may receive.
     public var maxTaskBytes: Int64?
     /// The session's cookies when the transfer started.
