@@ -20,9 +20,13 @@ public final class PostgresPool: Sendable {
     /// Runs `body` with a connection on the connection's own thread and returns its result.
     @discardableResult
     public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+        let contact = ServerContact.current
+        return try await withCheckedThrowingContinuation { continuation in
             shared.submit(
-                run: { connection in continuation.resume(with: Result { try body(connection) }) },
+                run: { connection in
+                    contact?.markReached()
+                    continuation.resume(with: Result { try body(connection) })
+                },
                 fail: { error in continuation.resume(throwing: error) }
             )
         }
@@ -49,7 +53,8 @@ public final class PostgresPool: Sendable {
             throw PostgresError(kind: .query, message: "withConnectionBlocking was called inside a pool call's body; use the connection already in hand")
         }
         let loan = ConnectionLoan()
-        shared.submit(run: { connection in loan.lend(connection) }, fail: { error in loan.refuse(error) })
+        let contact = ServerContact.current
+        shared.submit(run: { connection in contact?.markReached(); loan.lend(connection) }, fail: { error in loan.refuse(error) })
         let connection = try loan.waitForConnection()
         defer { loan.giveBack() }
         return try body(connection)

@@ -143,3 +143,34 @@ func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async 
         }.start()
     }
 }
+
+/// `ServerContact`: whether a unit of work's calls reached the server, so that a failure to
+/// connect can tell whether anything of the work was done.
+@Suite struct ServerContactTests {
+    @Test func marksOnlyCallsThatGotAConnection() async throws {
+        try await withTestPool(size: 1) { pool, _ in
+            let contact = ServerContact()
+            let untouched = ServerContact()
+            try await ServerContact.$current.withValue(contact) {
+                #expect(contact.hasReachedServer == false)
+                try await pool.withConnection { connection in try connection.execute("SELECT 1") }
+            }
+            #expect(contact.hasReachedServer)
+            #expect(untouched.hasReachedServer == false, "only the bound contact is marked")
+
+            // A pool that cannot connect marks nothing.
+            let unreachable = PostgresPool(
+                configuration: PostgresPoolConfiguration(conninfo: "host=/nonexistent dbname=none connect_timeout=1", size: 1, connectTimeout: .milliseconds(50)),
+                logger: testLogger
+            )
+            let failed = ServerContact()
+            await #expect(throws: PostgresError.self) {
+                try await ServerContact.$current.withValue(failed) {
+                    try await unreachable.withConnection { connection in try connection.execute("SELECT 1") }
+                }
+            }
+            #expect(failed.hasReachedServer == false)
+            await unreachable.close()
+        }
+    }
+}

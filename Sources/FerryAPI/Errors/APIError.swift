@@ -58,6 +58,14 @@ public struct APIError: Error, HTTPResponseError, Sendable, CustomStringConverti
         APIError(status: .serviceUnavailable, slug: "unavailable", title: "The service is temporarily unavailable.", detail: detail)
     }
 
+    /// PostgreSQL out of reach before the request did anything: not the request's fault nor
+    /// Ferry's, and the client may send it again shortly.
+    static func databaseUnreachable() -> APIError {
+        var problem = APIError.unavailable("The database cannot be reached; nothing was done. Retry shortly.")
+        problem.headers[.retryAfter] = "5"
+        return problem
+    }
+
     public static func `internal`() -> APIError {
         APIError(status: .internalServerError, slug: "internal", title: "Internal error.", detail: "Ferry failed to handle the request; the request id identifies it in the logs.")
     }
@@ -109,12 +117,6 @@ extension APIError {
             }
         case let error as ResumeDataError:
             return .badRequest("resumeData: \(error)", field: "resumeData")
-        case let error where FerryDatabase.failedBeforeAnyStatement(error):
-            // Not a fault of the request or of Ferry's, and nothing of it was done: the client
-            // may send it again shortly. (A connection lost mid-statement stays a logged 500.)
-            var problem = APIError.unavailable("The database cannot be reached; retry shortly.")
-            problem.headers[.retryAfter] = "5"
-            return problem
         case let error as HTTPError:
             return APIError(
                 status: error.status, slug: slug(for: error.status),

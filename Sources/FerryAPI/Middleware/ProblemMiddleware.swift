@@ -1,3 +1,4 @@
+import FerryStore
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -12,12 +13,17 @@ public struct ProblemMiddleware: RouterMiddleware {
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
+        let contact = DatabaseContact()
         do {
-            response = try await next(request, context)
+            response = try await DatabaseContact.$current.withValue(contact) { try await next(request, context) }
         } catch {
             let problem: APIError
             if let translated = APIError.translating(error) {
                 problem = translated
+            } else if FerryDatabase.failedBeforeAnyStatement(error), !contact.hasReachedServer {
+                // Only when no call of the request reached the database: after one did (a
+                // session created, then its delegate read), sending it again could do it twice.
+                problem = .databaseUnreachable()
             } else {
                 // The description, not the debug one: a PostgreSQL error's debug description has
                 // the server's message and detail, which may quote a bound value (a secret).

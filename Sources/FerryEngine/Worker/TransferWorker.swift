@@ -30,8 +30,8 @@ final class TransferWorker: Sendable {
     init(index: Int, report: @escaping @Sendable (WorkerReport) -> Void, logger: Logger) throws {
         self.index = index
         let multi = try CurlMulti()
-        // Idle connections kept for reuse, in each session's pool (`connectionPools`): enough
-        // for a session's many hosts of small-download workloads; at most 16 idle pools.
+        // Connections kept for reuse, in each session's pool (`connectionPools`): enough for a
+        // session's many hosts of small-download workloads. curl 7.88 counts those in use too.
         try multi.setMaxCachedConnections(32)
         self.waker = multi.waker
         let handoff = MultiHandoff(multi: multi)
@@ -119,7 +119,8 @@ private final class TransferWorkerLoop {
     /// One connection cache per session, as URLSession keeps one per session. With the multi
     /// handle's one for all, a tenant could learn from its task metrics' `isReusedConnection`, or
     /// from how soon its request went out, which hosts other tenants had just talked to.
-    let connectionPools = CurlConnectionPools()
+    /// At most 8 idle pools of 32: the 256 idle sockets a worker kept before, in one cache.
+    let connectionPools = CurlConnectionPools(idleLimit: 8)
 
     init(multi: CurlMulti, worker: TransferWorker, report: @escaping @Sendable (WorkerReport) -> Void, logger: Logger) {
         self.multi = multi

@@ -16,7 +16,8 @@ enum WorkerCommand: Sendable {
     case decided(taskID: String, eventID: String?, DecisionOutcome)
     /// A session's `flush` or `reset`: for its transfers here and those that start later.
     case renew(SessionRenewal)
-    /// An invalidated session: its connections here close once its running transfers end.
+    /// An invalidated or reset session: its pool is dropped, so its idle connections here close
+    /// (running transfers keep theirs until they end).
     case forgetSession(String)
 }
 

@@ -17,3 +17,7 @@ extension FerryDatabase {
         return (error.kind == .connection && error.query == nil) || error.kind == .poolClosed
     }
 }
+
+/// Whether the calls of a unit of work reached the database (see `ServerContact`): bound around
+/// each API request, to tell whether a failure to connect left anything of it done.
+public typealias DatabaseContact = ServerContact

@@ -53,19 +53,13 @@ public struct SettingsStore: Sendable {
     }
 
     /// Whether `presented` is the operator token: checked against the hash last read
-    /// (`AdminTokenMemory`), read again in the background every few seconds; only the first
-    /// check of a process waits for PostgreSQL (and fails while it is away).
+    /// (`AdminTokenMemory`); only a process's first check waits for PostgreSQL (and fails while
+    /// it is away).
     public func isAdminToken(_ presented: String) async throws -> Bool {
         let stored: [UInt8]?
-        switch adminTokens.lookup() {
-        case .fresh(let hash):
-            stored = hash
-        case .stale(let hash):
-            stored = hash
-            if adminTokens.beginRefresh() {
-                Task { [self] in await refreshAdminToken() }
-            }
-        case .unknown:
+        if let read = adminTokens.lastRead {
+            stored = read
+        } else {
             stored = try await readAdminTokenHash()
             adminTokens.remember(stored)
         }
@@ -73,11 +67,14 @@ public struct SettingsStore: Sendable {
         return constantTimeEquals(stored, AdminToken.hash(presented))
     }
 
-    private func refreshAdminToken() async {
+    /// Reads the operator token's hash again. While the database is unreachable the hash read
+    /// before stands; any other failure (a query refused, a row unreadable) forgets it, so that
+    /// the next check reads, and fails, rather than trust it for good.
+    public func refreshAdminToken() async {
         do {
             adminTokens.remember(try await readAdminTokenHash())
         } catch {
-            adminTokens.refreshFailed(databaseUnreachable: FerryDatabase.isUnreachable(error))
+            if !FerryDatabase.isUnreachable(error) { adminTokens.forget() }
         }
     }
 

@@ -116,7 +116,8 @@ private final class WebhookTransportLoop {
     var exchanges: [ObjectIdentifier: WebhookExchange] = [:]
     /// One connection cache per tenant: a connection one tenant's deliveries opened is never
     /// reused for another's, whose attempts' durations would tell it of the first's traffic.
-    let connectionPools = CurlConnectionPools()
+    /// At most 2 idle pools of 64: 128 idle sockets for tenants without a delivery under way.
+    let connectionPools = CurlConnectionPools(idleLimit: 2)
 
     init(multi: CurlMulti, transport: WebhookTransport, settings: WebhookTransport.Settings, logger: Logger) {
         self.multi = multi

@@ -103,6 +103,7 @@ struct ServeCommand: AsyncParsableCommand {
         let group = ServiceGroup(
             configuration: .init(
                 services: [
+                    .init(service: AdminTokenRefresher(settings: database.settings)),
                     .init(service: NotificationHubService(hub: hub)), .init(service: webhooks),
                     .init(service: engine), .init(service: application),
                 ],
