@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 
 extension PostgresPool.Shared {
     /// The loop of one pool thread: take a job, make sure the connection is healthy (reopening it
@@ -42,16 +43,26 @@ extension PostgresPool.Shared {
                     logger.notice("reconnected to PostgreSQL", metadata: ["failedAttempts": "\(failures)"])
                 }
                 connection = opened
+                gaveUpConnecting.withLock { $0 = nil }
                 return .success(opened)
             } catch {
                 let failure = error as? PostgresError ?? PostgresError(kind: .connection, message: "\(error)")
                 failures += 1
                 let delay = backoff.nextDelay()
                 if ContinuousClock.now + delay >= deadline {
-                    logger.error("cannot connect to PostgreSQL; giving up on this call", metadata: ["error": "\(failure)"])
+                    // Once per outage at error level: while it lasts, every call gives up, and
+                    // those that get one attempt (`connectDeadline`) could flood the log.
+                    let isFirst = gaveUpConnecting.withLock { gaveUp in
+                        defer { gaveUp = .now }
+                        return gaveUp == nil
+                    }
+                    logger.log(
+                        level: isFirst ? .error : .debug, "cannot connect to PostgreSQL; giving up on this call",
+                        metadata: ["error": "\(failure)"]
+                    )
                     return .failure(failure)
                 }
-                if failures == 1 {
+                if failures == 1, gaveUpConnecting.withLock({ $0 == nil }) {
                     logger.warning("cannot connect to PostgreSQL; retrying", metadata: ["error": "\(failure)"])
                 }
                 ReconnectBackoff.sleep(delay)

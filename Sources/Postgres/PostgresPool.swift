@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 
 /// A fixed number of connections, each owned by its own dedicated thread ("ferry-pg-N"), never by
 /// Swift's cooperative pool or Dispatch's global queues, because libpq blocks.
@@ -21,8 +22,10 @@ public final class PostgresPool: Sendable {
     @discardableResult
     public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         let contact = ServerContact.current
+        let deadline = shared.connectDeadline(for: contact)
         return try await withCheckedThrowingContinuation { continuation in
             shared.submit(
+                deadline: deadline,
                 run: { connection in
                     contact?.markReached()
                     continuation.resume(with: Result { try body(connection) })
@@ -54,7 +57,10 @@ public final class PostgresPool: Sendable {
         }
         let loan = ConnectionLoan()
         let contact = ServerContact.current
-        shared.submit(run: { connection in contact?.markReached(); loan.lend(connection) }, fail: { error in loan.refuse(error) })
+        shared.submit(
+            deadline: shared.connectDeadline(for: contact),
+            run: { connection in contact?.markReached(); loan.lend(connection) }, fail: { error in loan.refuse(error) }
+        )
         let connection = try loan.waitForConnection()
         defer { loan.giveBack() }
         return try body(connection)
@@ -77,6 +83,8 @@ extension PostgresPool {
         let configuration: PostgresPoolConfiguration
         let logger: Logger
         let queue: ConditionLock<PostgresPoolQueue>
+        /// When a worker last gave up connecting, until one connects again.
+        let gaveUpConnecting = Mutex<ContinuousClock.Instant?>(nil)
 
         init(configuration: PostgresPoolConfiguration, logger: Logger) {
             self.configuration = configuration
@@ -84,8 +92,23 @@ extension PostgresPool {
             queue = ConditionLock(PostgresPoolQueue(size: configuration.size))
         }
 
-        func submit(run: @escaping @Sendable (PostgresConnection) -> Void, fail: @escaping @Sendable (PostgresError) -> Void) {
-            let job = PostgresPoolJob(deadline: .now + configuration.connectTimeout, run: run, fail: fail)
+        /// How long a call may wait for a connection: `connectTimeout`, riding out a server's
+        /// restart; but a unit of work that tracks its contact (an API request, whose client
+        /// waits) gets one attempt only while the server is known to be away (a worker gave
+        /// up connecting within the last `connectTimeout`), so that it is answered at once.
+        func connectDeadline(for contact: ServerContact?) -> ContinuousClock.Instant {
+            let now = ContinuousClock.now
+            if contact != nil, let gaveUp = gaveUpConnecting.withLock({ $0 }), now - gaveUp < configuration.connectTimeout {
+                return now
+            }
+            return now + configuration.connectTimeout
+        }
+
+        func submit(
+            deadline: ContinuousClock.Instant, run: @escaping @Sendable (PostgresConnection) -> Void,
+            fail: @escaping @Sendable (PostgresError) -> Void
+        ) {
+            let job = PostgresPoolJob(deadline: deadline, run: run, fail: fail)
             var orphans: [PostgresPoolJob] = []
             let admission = queue.withLockSignalling { queue -> PostgresPoolQueue.Admission in
                 let admission = queue.submit(job)

@@ -174,3 +174,26 @@ func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async 
         }
     }
 }
+
+/// While the server is known to be away, a call whose unit of work tracks its contact (an API
+/// request, whose client waits) gets one attempt, not the whole `connectTimeout`.
+@Suite struct FastFailTests {
+    @Test func requestsFailAtOnceWhileTheServerIsKnownAway() async throws {
+        let unreachable = PostgresPool(
+            configuration: PostgresPoolConfiguration(conninfo: "host=/nonexistent dbname=none", size: 2, connectTimeout: .seconds(2)),
+            logger: testLogger
+        )
+        func attempt(tracked: Bool) async -> Duration {
+            let started = ContinuousClock.now
+            let call = { _ = try? await unreachable.withConnection { connection in try connection.execute("SELECT 1") } }
+            if tracked { await ServerContact.$current.withValue(ServerContact()) { await call() } } else { await call() }
+            return ContinuousClock.now - started
+        }
+        // Nothing known yet: the first request rides out the whole deadline, as any call does.
+        #expect(await attempt(tracked: true) >= .seconds(1))
+        // Known away now: a request fails at once; a call of the engine's (untracked) still waits.
+        #expect(await attempt(tracked: true) < .milliseconds(500))
+        #expect(await attempt(tracked: false) >= .seconds(1))
+        await unreachable.close()
+    }
+}
