@@ -29,7 +29,10 @@ extension PostgresPool.Shared {
     /// `deadline` while the server is unreachable.
     private func healthyConnection(_ connection: inout PostgresConnection?, deadline: ContinuousClock.Instant) -> Result<PostgresConnection, PostgresError> {
         if let existing = connection {
-            if existing.checkIdleHealth() { return .success(existing) }
+            if existing.checkIdleHealth() {
+                markReachable()
+                return .success(existing)
+            }
             logger.notice("discarding a PostgreSQL connection the server closed; opening a new one")
             existing.close()
             connection = nil
@@ -43,7 +46,7 @@ extension PostgresPool.Shared {
                     logger.notice("reconnected to PostgreSQL", metadata: ["failedAttempts": "\(failures)"])
                 }
                 connection = opened
-                gaveUpConnecting.withLock { $0 = nil }
+                markReachable()
                 return .success(opened)
             } catch {
                 let failure = error as? PostgresError ?? PostgresError(kind: .connection, message: "\(error)")
@@ -88,5 +91,15 @@ extension PostgresPool.Shared {
                 connection = nil
             }
         }
+    }
+
+    /// A worker has a live connection: the server is not away (whatever another worker met,
+    /// such as max_connections for a moment), so requests get their whole deadline again.
+    private func markReachable() {
+        let wasAway = gaveUpConnecting.withLock { gaveUp in
+            defer { gaveUp = nil }
+            return gaveUp != nil
+        }
+        if wasAway { logger.notice("PostgreSQL is reachable again") }
     }
 }

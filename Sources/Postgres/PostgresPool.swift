@@ -94,11 +94,15 @@ extension PostgresPool {
 
         /// How long a call may wait for a connection: `connectTimeout`, riding out a server's
         /// restart; but a unit of work that tracks its contact (an API request, whose client
-        /// waits) gets one attempt only while the server is known to be away (a worker gave
-        /// up connecting within the last `connectTimeout`), so that it is answered at once.
+        /// waits) and has not reached the server yet gets one attempt only while the server is
+        /// known to be away (a worker gave up connecting within the last `connectTimeout`, and
+        /// none has had a live connection since), so that it is answered without retrying.
+        /// Once a request reached the server, a failure could no longer be a clean 503: it
+        /// waits like any call.
         func connectDeadline(for contact: ServerContact?) -> ContinuousClock.Instant {
             let now = ContinuousClock.now
-            if contact != nil, let gaveUp = gaveUpConnecting.withLock({ $0 }), now - gaveUp < configuration.connectTimeout {
+            if let contact, !contact.hasReachedServer, let gaveUp = gaveUpConnecting.withLock({ $0 }),
+               now - gaveUp < configuration.connectTimeout {
                 return now
             }
             return now + configuration.connectTimeout

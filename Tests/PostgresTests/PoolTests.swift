@@ -1,7 +1,7 @@
 import FerryTestSupport
 import Foundation
 import Glibc
-import Postgres
+@testable import Postgres
 import Testing
 
 @Suite struct PoolTests {
@@ -195,5 +195,23 @@ func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async 
         #expect(await attempt(tracked: true) < .milliseconds(500))
         #expect(await attempt(tracked: false) >= .seconds(1))
         await unreachable.close()
+    }
+
+    @Test func aLiveConnectionEndsTheFastFailing() async throws {
+        try await withTestPool(size: 1) { pool, _ in
+            // As if a worker had just given up (a moment of max_connections, say)...
+            pool.shared.gaveUpConnecting.withLock { $0 = .now }
+            #expect(pool.shared.connectDeadline(for: ServerContact()) <= .now, "a request gets one attempt")
+            // ...and then a call ran on a live connection: the server is not away.
+            try await pool.withConnection { connection in try connection.execute("SELECT 1") }
+            #expect(pool.shared.connectDeadline(for: ServerContact()) > .now + .seconds(1))
+            let reached = ServerContact()
+            pool.shared.gaveUpConnecting.withLock { $0 = .now }
+            try await ServerContact.$current.withValue(reached) {
+                try await pool.withConnection { connection in try connection.execute("SELECT 1") }
+            }
+            pool.shared.gaveUpConnecting.withLock { $0 = .now }
+            #expect(pool.shared.connectDeadline(for: reached) > .now + .seconds(1), "a request that reached the server waits like any call")
+        }
     }
 }
