@@ -152,7 +152,7 @@ struct ClaimTests {
         }
     }
 
-    @Test("a release that is not a failure (a suspend, a shutdown, a busy file) takes the claim's attempt back")
+    @Test("only a failed release counts an attempt: not a suspend, a shutdown, a busy file or a reaped lease")
     func releasesThatAreNotAttempts() async throws {
         // Background: the reaper hands a lapsed task back rather than completing it.
         try await StoreFixture.with(sessionKind: .background) { fixture in

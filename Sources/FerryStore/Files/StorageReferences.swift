@@ -30,21 +30,19 @@ public struct StorageReferences: Sendable {
 
     /// Which of these tasks of the tenant exist and have not ended.
     public func unfinishedTasks(tenantID: String, ids: [String]) async throws -> Set<String> {
-        guard !ids.isEmpty else { return [] }
-        return try await pool.withConnection { connection in
-            Set(try connection.query(
-                "SELECT id FROM tasks WHERE tenant_id = $1 AND id = ANY($2) AND state <> 'completed'", [tenantID, ids]
-            ).map { try $0.decode(0, as: String.self) })
-        }
+        try await matchingIDs(of: ids, tenantID: tenantID, "SELECT id FROM tasks WHERE tenant_id = $1 AND id = ANY($2) AND state <> 'completed'")
     }
 
     /// Of `names` (files of the tenant's blobs folder), those a blob's row holds.
     public func existingBlobs(tenantID: String, names: [String]) async throws -> Set<String> {
-        guard !names.isEmpty else { return [] }
+        try await matchingIDs(of: names, tenantID: tenantID, "SELECT id FROM blobs WHERE tenant_id = $1 AND id = ANY($2)")
+    }
+
+    /// The ids of `candidates` that `query` ($1 the tenant, $2 the candidates) answers.
+    private func matchingIDs(of candidates: [String], tenantID: String, _ query: String) async throws -> Set<String> {
+        guard !candidates.isEmpty else { return [] }
         return try await pool.withConnection { connection in
-            Set(try connection.query(
-                "SELECT id FROM blobs WHERE tenant_id = $1 AND id = ANY($2)", [tenantID, names]
-            ).map { try $0.decode(0, as: String.self) })
+            Set(try connection.query(query, [tenantID, candidates]).map { try $0.decode(0, as: String.self) })
         }
     }
 

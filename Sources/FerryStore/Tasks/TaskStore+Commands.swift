@@ -48,8 +48,7 @@ extension TaskStore {
                                  resource_deadline = resource_deadline + coalesce(now() - suspended_at, interval '0'),
                                  suspended_at = NULL,
                                  lease_owner = CASE WHEN $2 THEN lease_owner END,
-                                 lease_expires_at = CASE WHEN $2 THEN lease_expires_at END,
-                                 attempt_count = \(Self.attemptTakenBackUnless("$2"))
+                                 lease_expires_at = CASE WHEN $2 THEN lease_expires_at END
                 WHERE id = $1
                 """,
                 [taskID, lifecycle.isOwned]
@@ -59,8 +58,7 @@ extension TaskStore {
             try connection.execute(
                 """
                 UPDATE tasks SET state = 'suspended', lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
-                                 suspended_at = coalesce(suspended_at, now()),
-                                 attempt_count = \(Self.attemptTakenBackUnless("false"))
+                                 suspended_at = coalesce(suspended_at, now())
                 WHERE id = $1
                 """,
                 [taskID]
@@ -88,13 +86,5 @@ extension TaskStore {
             try completion.write(ref, kind: task.kind, on: connection)
         }
         return CommandResult(task: try TaskRow.find(tenantID: tenantID, taskID: taskID, on: connection), action: action)
-    }
-}
-
-extension TaskStore {
-    /// SQL for `attempt_count` when a command clears a lease whose owner died (unless `owned`):
-    /// that claim's attempt did not fail, so it is taken back (see `TransferOutcome.released`).
-    static func attemptTakenBackUnless(_ owned: String) -> String {
-        "CASE WHEN NOT \(owned) AND lease_owner IS NOT NULL THEN greatest(attempt_count - 1, 0) ELSE attempt_count END"
     }
 }

@@ -8,11 +8,10 @@ public enum TransferOutcome: Sendable {
     case completed(TaskCompletion)
     /// The task goes back to waiting: suspended by the tenant, released at shutdown, or
     /// retried after `notBefore` (background sessions). The checkpoint is where it continues.
-    /// `countsAsAttempt`: the transfer failed and the task retries it. Otherwise (suspended,
-    /// released at shutdown, its file busy) the claim's count of attempts is taken back: the
-    /// retry policy's limit and `task.isWaitingForConnectivity` (sent once, on the first failed
-    /// attempt) count only attempts that failed, not how often a task was suspended or its
-    /// instance restarted.
+    /// `countsAsAttempt`: the transfer failed and the task retries it, which counts a failed
+    /// attempt (`attempt_count`). Nothing else does (a suspend, a shutdown, a busy file, a
+    /// claim): the retry policy's limit and `task.isWaitingForConnectivity` see only attempts
+    /// that failed, not how often a task was suspended or its instance restarted.
     case released(checkpoint: TransferCheckpoint?, notBefore: Date?, bytesReceived: Int64, bytesSent: Int64, countsAsAttempt: Bool = true)
 }
 
@@ -107,7 +106,7 @@ extension TransferLedger {
                         """
                         UPDATE tasks SET lease_owner = NULL, lease_expires_at = NULL, stop_reason = NULL,
                             checkpoint = $2, not_before = $3, bytes_received = $4, bytes_sent = $5, updated_at = now(),
-                            attempt_count = CASE WHEN $6 THEN attempt_count ELSE greatest(attempt_count - 1, 0) END
+                            attempt_count = attempt_count + CASE WHEN $6 THEN 1 ELSE 0 END
                         WHERE id = $1
                         """,
                         [lease.taskID, try JSONColumn.encodeOptional(checkpoint), notBefore, bytesReceived, bytesSent, countsAsAttempt]

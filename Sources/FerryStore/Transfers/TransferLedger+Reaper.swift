@@ -81,14 +81,10 @@ extension TransferLedger {
                     ).write(ref, kind: kind, into: &completions, events: &events, on: connection)
                     completedSessions.insert(ref.sessionID)
                 default:
-                    // The owner's end is not the origin's failure: its attempt is not counted
+                    // The owner's end is not the origin's failure: no attempt is counted
                     // (see `TransferOutcome.released`).
                     try connection.execute(
-                        """
-                        UPDATE tasks SET lease_owner = NULL, lease_expires_at = NULL, stop_reason = NULL, updated_at = now(),
-                            attempt_count = greatest(attempt_count - 1, 0)
-                        WHERE id = $1
-                        """,
+                        "UPDATE tasks SET lease_owner = NULL, lease_expires_at = NULL, stop_reason = NULL, updated_at = now() WHERE id = $1",
                         [taskID]
                     )
                     try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.work, taskID])

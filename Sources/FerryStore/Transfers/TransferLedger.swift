@@ -136,7 +136,6 @@ public struct TransferLedger: Sendable {
                     lease_owner = $1,
                     lease_expires_at = now() + make_interval(secs => $3),
                     lease_epoch = t.lease_epoch + 1,
-                    attempt_count = t.attempt_count + 1,
                     -- A streamed upload's transfer asks for a new body stream first (those asked
                     -- for before are spent): counted here, so that a body the client PUTs before
                     -- the transfer's task.needNewBodyStream is written goes to that stream.
@@ -227,7 +226,7 @@ public struct TransferLedger: Sendable {
             sessionID: try row.decode("session_id"),
             kind: try TaskKind(rawValue: row.decode("kind")) ?? .data,
             leaseEpoch: try row.decode("lease_epoch"),
-            previousAttempts: try row.decode("attempt_count", as: Int.self) - 1,
+            previousAttempts: try row.decode("attempt_count", as: Int.self),
             configuration: configuration,
             originalRequest: try row.decodeJSON("original_request", as: TransferRequest.self),
             requestBody: try row.decode("request_body"),
