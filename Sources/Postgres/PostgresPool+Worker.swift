@@ -26,7 +26,7 @@ extension PostgresPool.Shared {
     }
 
     /// The worker's connection if it is still alive, else a new one, retrying with backoff until
-    /// `deadline` while the server is unreachable.
+    /// `deadline` while the server is unreachable (or until the process stopping gives up).
     private func healthyConnection(_ connection: inout PostgresConnection?, deadline: ContinuousClock.Instant) -> Result<PostgresConnection, PostgresError> {
         if let existing = connection {
             if existing.checkIdleHealth() {
@@ -52,7 +52,8 @@ extension PostgresPool.Shared {
                 let failure = error as? PostgresError ?? PostgresError(kind: .connection, message: "\(error)")
                 failures += 1
                 let delay = backoff.nextDelay()
-                if ContinuousClock.now + delay >= deadline {
+                let givingUpAt = stopping.withLock { $0?.givingUpAt }.map { min($0, deadline) } ?? deadline
+                if ContinuousClock.now + delay >= givingUpAt {
                     // Once per outage at error level: while it lasts, every call gives up, and
                     // those that get one attempt (`connectDeadline`) could flood the log.
                     let isFirst = gaveUpConnecting.withLock { gaveUp in

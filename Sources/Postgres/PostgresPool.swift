@@ -66,6 +66,17 @@ public final class PostgresPool: Sendable {
         return try body(connection)
     }
 
+    /// From now on the process is stopping, and a call no longer rides out an absent server: it
+    /// gets one attempt while the server is known to be away, else it waits at most `patience`
+    /// (so a restart of a second or two is still waited out). A shutdown that waited
+    /// `connectTimeout` for each of its last writes took half a minute while the server was away
+    /// (each part of it, in turn, waited). What it cannot write, a kill would have left unwritten
+    /// too, and the next start, or another instance, recovers from that.
+    /// Calls already waiting for a connection give up at the same point.
+    public func beginStopping(patience: Duration = .seconds(2)) {
+        shared.stopping.withLock { $0 = $0 ?? (patience, .now + patience) }
+    }
+
     /// Lets queued and running work finish, closes the connections and joins the threads. Later
     /// calls throw `.poolClosed`.
     public func close() async {
@@ -85,6 +96,9 @@ extension PostgresPool {
         let queue: ConditionLock<PostgresPoolQueue>
         /// When a worker last gave up connecting, until one connects again.
         let gaveUpConnecting = Mutex<ContinuousClock.Instant?>(nil)
+        /// Set once the process is stopping (`beginStopping`): how long a call may still wait,
+        /// and when calls already waiting give up.
+        let stopping = Mutex<(patience: Duration, givingUpAt: ContinuousClock.Instant)?>(nil)
 
         init(configuration: PostgresPoolConfiguration, logger: Logger) {
             self.configuration = configuration
@@ -98,11 +112,15 @@ extension PostgresPool {
         /// known to be away (a worker gave up connecting within the last `connectTimeout`, and
         /// none has had a live connection since), so that it is answered without retrying.
         /// Once a request reached the server, a failure could no longer be a clean 503: it
-        /// waits like any call.
+        /// waits like any call. Once the process is stopping, every call is treated so, and waits
+        /// at most the stopping patience (`beginStopping`).
         func connectDeadline(for contact: ServerContact?) -> ContinuousClock.Instant {
             let now = ContinuousClock.now
-            if let contact, !contact.hasReachedServer, let gaveUp = gaveUpConnecting.withLock({ $0 }),
-               now - gaveUp < configuration.connectTimeout {
+            let isKnownAway = gaveUpConnecting.withLock { $0 }.map { now - $0 < configuration.connectTimeout } ?? false
+            if let patience = stopping.withLock({ $0?.patience }) {
+                return isKnownAway ? now : now + min(patience, configuration.connectTimeout)
+            }
+            if let contact, !contact.hasReachedServer, isKnownAway {
                 return now
             }
             return now + configuration.connectTimeout

@@ -70,6 +70,25 @@ struct LedgerWriterOutageTests {
         await fixture.test.close()
     }
 
+    @Test("a shutdown's deadline, set as it starts, ends failing writes before the patience would", .timeLimit(.minutes(1)))
+    func shutdownDeadlineComesFirst() async throws {
+        let fixture = try await Fixture.make()
+        let log = LogRecorder()
+        let writer = fixture.writer(logger: log, patienceWhenStopping: .seconds(30))
+        let (running, ended) = try await fixture.runThroughOutage(writer)
+        writer.giveUpFailingWrites(at: .now + .milliseconds(300))
+        // Given up at the deadline, before `stop()`: the writer refuses writes from then on.
+        #expect(await Self.becomesTrue(within: .seconds(3)) { writer.refusesWrites }, "the failing write was not given up")
+        writer.stop()
+        #expect(await Self.becomesTrue(within: .seconds(3)) { ended.value }, "the stopped writer waited out its patience")
+        #expect(log.all.contains { $0.message.hasPrefix("the database stayed away while stopping") })
+
+        try await fixture.test.endOutage()
+        await running.value
+        try await fixture.expectTakenBack(fixture.leases[1].taskID)
+        await fixture.test.close()
+    }
+
     private static func becomesTrue(within limit: Duration, _ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {

@@ -197,6 +197,28 @@ func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async 
         await unreachable.close()
     }
 
+    @Test func aStoppingProcessDoesNotWaitOutAnAbsentServer() async throws {
+        let unreachable = PostgresPool(
+            configuration: PostgresPoolConfiguration(conninfo: "host=/nonexistent dbname=none", size: 1, connectTimeout: .seconds(4)),
+            logger: testLogger
+        )
+        func attempt() async -> Duration {
+            let started = ContinuousClock.now
+            _ = try? await unreachable.withConnection { connection in try connection.execute("SELECT 1") }
+            return ContinuousClock.now - started
+        }
+        // A call waiting out the server when the process begins to stop gives up then.
+        async let waiting = attempt()
+        try await Task.sleep(for: .milliseconds(300))
+        unreachable.beginStopping(patience: .milliseconds(800))
+        let first = await waiting
+        // (It gives up once its next pause would end past that point: before the 1.1 s.)
+        #expect(first >= .milliseconds(300) && first < .seconds(2), "waited \(first) of the 4 s connectTimeout")
+        // Known away now: one attempt for any call (here an engine's, untracked).
+        #expect(await attempt() < .milliseconds(400))
+        await unreachable.close()
+    }
+
     @Test func aLiveConnectionEndsTheFastFailing() async throws {
         try await withTestPool(size: 1) { pool, _ in
             // As if a worker had just given up (a moment of max_connections, say)...

@@ -111,8 +111,15 @@ final class LedgerWriter: Sendable {
         await drain()
     }
 
+    /// From `deadline` on, a write that fails is not tried again (see `giveUp`). A shutdown sets
+    /// it when it starts, so that its grace period bounds how long its writes wait for an absent
+    /// database, rather than the grace period and then `patienceWhenStopping` once more.
+    func giveUpFailingWrites(at deadline: ContinuousClock.Instant) {
+        givingUpAt.withLock { $0 = min($0 ?? deadline, deadline) }
+    }
+
     /// Ends `run()` once what is queued is written, or given up after `patienceWhenStopping`
-    /// of failed tries; later writes are refused. Cancelling `run()`'s task gives up at once
+    /// of failed tries (or at the deadline already set, if earlier); later writes are refused. Cancelling `run()`'s task gives up at once
     /// what cannot be written at the first try.
     func stop() {
         givingUpAt.withLock { $0 = $0 ?? .now + patienceWhenStopping }

@@ -172,6 +172,7 @@ public final class TransferEngine: Service, Sendable {
         for worker in workers.withLock({ $0 }) { worker.send(.stopAll(.shuttingDown)) }
 
         let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
+        writer.giveUpFailingWrites(at: deadline)
         while ContinuousClock.now < deadline {
             let busy = book.withLock { $0.heldCount } > 0 || !finalizing.withLock { $0.isEmpty }
                 || dispatching.load(ordering: .acquiring) > 0 || !writer.isIdle

@@ -98,14 +98,16 @@ struct ServeCommand: AsyncParsableCommand {
             },
             logger: logger
         )
-        // Shut down in reverse: stop taking requests, then hand back transfers (decisions still
-        // answered), then finish the webhook requests in flight, then stop listening.
+        // Shut down in reverse: stop waiting out database outages, stop taking requests, then
+        // hand back transfers (decisions still answered), then finish the webhook requests in
+        // flight, then stop listening.
         let group = ServiceGroup(
             configuration: .init(
                 services: [
                     .init(service: AdminTokenRefresher(settings: database.settings)),
                     .init(service: NotificationHubService(hub: hub)), .init(service: webhooks),
                     .init(service: engine), .init(service: application),
+                    .init(service: DatabaseStoppingService(pool: database.pool), successTerminationBehavior: .ignore),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
@@ -122,6 +124,19 @@ struct ServeCommand: AsyncParsableCommand {
             migrationsApplied: version != nil && version == latest,
             workersRunning: engine.isRunning
         )
+    }
+}
+
+/// The first service told that the process stops (the last of the group): from then on a
+/// database call no longer waits out an absent server (`PostgresPool.beginStopping`), so that
+/// the services stopped after it finish in seconds whether PostgreSQL is there or not.
+struct DatabaseStoppingService: Service {
+    let pool: PostgresPool
+
+    func run() async throws {
+        // Cancelled instead (the group failed): stopping all the same.
+        try? await gracefulShutdown()
+        pool.beginStopping()
     }
 }
 
