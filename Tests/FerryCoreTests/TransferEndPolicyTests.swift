@@ -7,10 +7,12 @@ struct TransferEndPolicyTests {
     let now = Date(timeIntervalSince1970: 1_000_000)
     var deadline: Date { now.addingTimeInterval(3600) }
 
-    private func disposition(_ end: TransferEnd, kind: SessionKind, waits: Bool = false, attempt: Int = 1, deadline: Date? = nil) -> TransferDisposition {
+    private func disposition(
+        _ end: TransferEnd, kind: SessionKind, waits: Bool = false, attempt: Int = 1, announced: Bool = false, deadline: Date? = nil
+    ) -> TransferDisposition {
         var random = SplitMix64(seed: 7)
         return TransferEndPolicy(sessionKind: kind, waitsForConnectivity: waits)
-            .disposition(for: end, attempt: attempt, wasWaitingForConnectivity: attempt > 1, now: now, resourceDeadline: deadline ?? self.deadline, using: &random)
+            .disposition(for: end, attempt: attempt, hasAnnouncedWaiting: announced, now: now, resourceDeadline: deadline ?? self.deadline, using: &random)
     }
 
     let lost = TransferError(code: .networkConnectionLost, failingURL: "http://x/")
@@ -50,9 +52,21 @@ struct TransferEndPolicyTests {
             Issue.record("expected waiting for connectivity")
             return
         }
-        guard case .release(_, false) = disposition(.failed(unreachable), kind: .default, waits: true, attempt: 30) else {
+        guard case .release(_, false) = disposition(.failed(unreachable), kind: .default, waits: true, attempt: 30, announced: true) else {
             Issue.record("expected to keep waiting past the attempt limit")
             return
+        }
+        // Announced once per task: at its first wait, even when earlier attempts failed otherwise.
+        guard case .release(_, true) = disposition(.failed(unreachable), kind: .default, waits: true, attempt: 3) else {
+            Issue.record("expected the first wait after other failures to be announced")
+            return
+        }
+        // A background session waits (it always does) without the event, as URLSession's never calls it.
+        for waits in [false, true] {
+            guard case .release(_, false) = disposition(.failed(unreachable), kind: .background, waits: waits) else {
+                Issue.record("expected a background session to wait without announcing it")
+                return
+            }
         }
         #expect(disposition(.failed(refused), kind: .background, waits: true) == .complete(error: refused, attachesResumeData: true))
         #expect(disposition(.failed(unreachable), kind: .default) == .complete(error: unreachable, attachesResumeData: true))

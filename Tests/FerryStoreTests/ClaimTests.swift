@@ -135,6 +135,27 @@ struct ClaimTests {
         }
     }
 
+    @Test("a claim knows whether an earlier attempt already sent isWaitingForConnectivity, whatever failed between")
+    func connectivityWaitAnnouncedOnce() async throws {
+        try await StoreFixture.with { fixture in
+            let task = try await fixture.makeTask()
+            let ledger = fixture.ledger()
+            let failed = TransferOutcome.released(checkpoint: nil, notBefore: nil, bytesReceived: 0, bytesSent: 0)
+            // A first attempt failing for another reason announces nothing.
+            let first = try await fixture.claim(task.id, with: ledger)
+            #expect(first.isConnectivityWaitAnnounced == false)
+            #expect(try await ledger.finish([(LeaseToken(taskID: task.id, epoch: first.leaseEpoch), failed)]).isEmpty)
+            let second = try await fixture.claim(task.id, with: ledger)
+            #expect(second.isConnectivityWaitAnnounced == false)
+            // The second waits for connectivity: from then on every claim knows.
+            let lease = LeaseToken(taskID: task.id, epoch: second.leaseEpoch)
+            try await ledger.record([OwnerEvent(lease: lease, type: .taskIsWaitingForConnectivity, data: [:])])
+            #expect(try await ledger.finish([(lease, failed)]).isEmpty)
+            let third = try await fixture.claim(task.id, with: ledger)
+            #expect(third.isConnectivityWaitAnnounced)
+        }
+    }
+
     @Test("a claim knows whether an earlier transfer of the task already sent willBeginDelayedRequest")
     func delayedStartAnnouncedOnce() async throws {
         try await StoreFixture.with { fixture in

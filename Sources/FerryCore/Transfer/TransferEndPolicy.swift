@@ -22,7 +22,9 @@ public enum TransferDisposition: Sendable, Equatable {
     /// Complete the task. `keepsPartialFile`: a partial download stays for its resume data.
     case complete(error: TransferError?, attachesResumeData: Bool)
     /// Back to waiting for a claim, not before `notBefore`; `isWaitingForConnectivity` marks the
-    /// first wait caused by an unreachable origin (the `task.isWaitingForConnectivity` event).
+    /// task's first wait for an unreachable origin under `waitsForConnectivity` (the
+    /// `task.isWaitingForConnectivity` event, sent once per task and never for a background
+    /// session, as URLSession's delegate method is called).
     case release(notBefore: Date?, isWaitingForConnectivity: Bool)
     /// Write nothing: someone else owns the task now.
     case abandon
@@ -45,9 +47,9 @@ public struct TransferEndPolicy: Sendable {
 
     /// - Parameters:
     ///   - attempt: 1 for the first attempt of the task.
-    ///   - wasWaitingForConnectivity: whether the previous attempt already ended waiting.
+    ///   - hasAnnouncedWaiting: whether an earlier attempt already sent `task.isWaitingForConnectivity`.
     public func disposition(
-        for end: TransferEnd, attempt: Int, wasWaitingForConnectivity: Bool, now: Date, resourceDeadline: Date,
+        for end: TransferEnd, attempt: Int, hasAnnouncedWaiting: Bool, now: Date, resourceDeadline: Date,
         using generator: inout some RandomNumberGenerator
     ) -> TransferDisposition {
         switch end {
@@ -74,7 +76,9 @@ public struct TransferEndPolicy: Sendable {
                     baseDelay: retry.baseDelay, multiplier: retry.multiplier, maximumDelay: retry.maximumDelay, maximumAttempts: .max
                 )
                 if let next = unbounded.nextAttempt(afterFailure: attempt, now: now, resourceDeadline: resourceDeadline, using: &generator) {
-                    return .release(notBefore: next, isWaitingForConnectivity: !wasWaitingForConnectivity)
+                    // A background session waits without telling: it ignores waitsForConnectivity.
+                    let announces = waitsForConnectivity && sessionKind != .background && !hasAnnouncedWaiting
+                    return .release(notBefore: next, isWaitingForConnectivity: announces)
                 }
             } else if sessionKind == .background, Self.isTransient(error),
                       let next = retry.nextAttempt(afterFailure: attempt, now: now, resourceDeadline: resourceDeadline, using: &generator)

@@ -19,7 +19,7 @@ extension TransferEngine {
         recordMetrics(of: ended)
         var random = SystemRandomNumberGenerator()
         let disposition = policy.disposition(
-            for: ended.end, attempt: ended.job.attempt, wasWaitingForConnectivity: ended.job.attempt > 1,
+            for: ended.end, attempt: ended.job.attempt, hasAnnouncedWaiting: ended.job.claim.isConnectivityWaitAnnounced,
             now: Date(), resourceDeadline: claim.resourceDeadline, using: &random
         )
         switch disposition {

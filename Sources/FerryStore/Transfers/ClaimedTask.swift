@@ -26,6 +26,9 @@ public struct ClaimedTask: Sendable {
     /// Whether an earlier transfer of the task already sent `task.willBeginDelayedRequest`:
     /// URLSession asks once, whatever suspends or restarts came between.
     public var isDelayedStartAnnounced = false
+    /// Whether an earlier attempt already sent `task.isWaitingForConnectivity`: URLSession tells
+    /// the delegate once per task, whatever failed in between.
+    public var isConnectivityWaitAnnounced = false
     /// The tenant's `maxTaskBytes` quota: the most this task may receive.
     public var maxTaskBytes: Int64?
     /// The session's cookies when the transfer started.

@@ -162,7 +162,11 @@ public struct TransferLedger: Sendable {
                        s.connection_generation, extract(epoch FROM now() - s.connections_renewed_at)::float8 AS connections_renewed_ago,
                        CASE WHEN t.earliest_begin_at IS NULL THEN false
                             ELSE EXISTS (SELECT 1 FROM events e WHERE e.task_id = t.id AND e.type = 'task.willBeginDelayedRequest')
-                       END AS delayed_start_announced
+                       END AS delayed_start_announced,
+                       -- Only a failed attempt can have announced it.
+                       CASE WHEN t.attempt_count = 0 THEN false
+                            ELSE EXISTS (SELECT 1 FROM events e WHERE e.task_id = t.id AND e.type = 'task.isWaitingForConnectivity')
+                       END AS connectivity_wait_announced
                 FROM tasks t JOIN sessions s ON s.id = t.session_id JOIN tenants ten ON ten.id = t.tenant_id
                 LEFT JOIN task_bodies b ON b.task_id = t.id
                 LEFT JOIN webhook_endpoints w ON w.id = coalesce(t.delegate_endpoint_id, s.delegate_endpoint_id) AND w.status = 'active'
@@ -180,6 +184,7 @@ public struct TransferLedger: Sendable {
                 var claim = try Self.decodeClaim(row, configuration: configuration)
                 claim.earliestBeginDate = try row.decode("earliest_begin_at")
                 claim.isDelayedStartAnnounced = try row.decode("delayed_start_announced")
+                claim.isConnectivityWaitAnnounced = try row.decode("connectivity_wait_announced")
                 claim.priority = try row.decode("priority")
                 claim.taskIdentifier = try row.decode("task_identifier")
                 claim.bodyStreamGeneration = try row.decode("body_stream_generation")
