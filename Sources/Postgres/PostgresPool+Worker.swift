@@ -15,7 +15,7 @@ extension PostgresPool.Shared {
                 return step
             }
             guard case .run(let job) = step else { return }
-            switch healthyConnection(&connection, deadline: job.deadline) {
+            switch healthyConnection(&connection, for: job) {
             case .success(let ready):
                 job.run(ready)
                 tidyAfterJob(&connection)
@@ -26,8 +26,8 @@ extension PostgresPool.Shared {
     }
 
     /// The worker's connection if it is still alive, else a new one, retrying with backoff until
-    /// `deadline` while the server is unreachable (or until the process stopping gives up).
-    private func healthyConnection(_ connection: inout PostgresConnection?, deadline: ContinuousClock.Instant) -> Result<PostgresConnection, PostgresError> {
+    /// the job's deadline while the server is unreachable (`givingUpPoint`).
+    private func healthyConnection(_ connection: inout PostgresConnection?, for job: PostgresPoolJob) -> Result<PostgresConnection, PostgresError> {
         if let existing = connection {
             if existing.checkIdleHealth() {
                 markReachable()
@@ -52,8 +52,7 @@ extension PostgresPool.Shared {
                 let failure = error as? PostgresError ?? PostgresError(kind: .connection, message: "\(error)")
                 failures += 1
                 let delay = backoff.nextDelay()
-                let givingUpAt = stopping.withLock { $0?.givingUpAt }.map { min($0, deadline) } ?? deadline
-                if ContinuousClock.now + delay >= givingUpAt {
+                if ContinuousClock.now + delay >= givingUpPoint(of: job) {
                     // Once per outage at error level: while it lasts, every call gives up, and
                     // those that get one attempt (`connectDeadline`) could flood the log.
                     let isFirst = gaveUpConnecting.withLock { gaveUp in
@@ -72,6 +71,14 @@ extension PostgresPool.Shared {
                 ReconnectBackoff.sleep(delay)
             }
         }
+    }
+
+    /// When a job stops waiting for the server: its deadline, or, for a job asked for before the
+    /// process began stopping, at most the stopping patience after that (see `beginStopping`).
+    /// Read at each failed attempt: the process may begin stopping while the job waits.
+    private func givingUpPoint(of job: PostgresPoolJob) -> ContinuousClock.Instant {
+        guard let stopping = stopping.withLock({ $0 }), job.submittedAt < stopping.since else { return job.deadline }
+        return min(job.deadline, stopping.since + stopping.patience)
     }
 
     /// A job that lost the connection leaves it broken: drop it. A job that left a transaction open

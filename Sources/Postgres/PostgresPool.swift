@@ -68,13 +68,13 @@ public final class PostgresPool: Sendable {
 
     /// From now on the process is stopping, and a call no longer rides out an absent server: it
     /// gets one attempt while the server is known to be away, else it waits at most `patience`
-    /// (so a restart of a second or two is still waited out). A shutdown that waited
-    /// `connectTimeout` for each of its last writes took half a minute while the server was away
-    /// (each part of it, in turn, waited). What it cannot write, a kill would have left unwritten
-    /// too, and the next start, or another instance, recovers from that.
-    /// Calls already waiting for a connection give up at the same point.
+    /// (so a restart of a second or two is still waited out), whether or not it already reached
+    /// the server. A call already waiting waits at most `patience` from now. A shutdown that
+    /// waited `connectTimeout` for each of its last writes took half a minute while the server
+    /// was away (each part of it, in turn, waited). What it cannot write, a kill would have left
+    /// unwritten too, and the next start, or another instance, recovers from that.
     public func beginStopping(patience: Duration = .seconds(2)) {
-        shared.stopping.withLock { $0 = $0 ?? (patience, .now + patience) }
+        shared.stopping.withLock { $0 = $0 ?? (patience, .now) }
     }
 
     /// Lets queued and running work finish, closes the connections and joins the threads. Later
@@ -97,8 +97,8 @@ extension PostgresPool {
         /// When a worker last gave up connecting, until one connects again.
         let gaveUpConnecting = Mutex<ContinuousClock.Instant?>(nil)
         /// Set once the process is stopping (`beginStopping`): how long a call may still wait,
-        /// and when calls already waiting give up.
-        let stopping = Mutex<(patience: Duration, givingUpAt: ContinuousClock.Instant)?>(nil)
+        /// and since when.
+        let stopping = Mutex<(patience: Duration, since: ContinuousClock.Instant)?>(nil)
 
         init(configuration: PostgresPoolConfiguration, logger: Logger) {
             self.configuration = configuration
@@ -130,7 +130,7 @@ extension PostgresPool {
             deadline: ContinuousClock.Instant, run: @escaping @Sendable (PostgresConnection) -> Void,
             fail: @escaping @Sendable (PostgresError) -> Void
         ) {
-            let job = PostgresPoolJob(deadline: deadline, run: run, fail: fail)
+            let job = PostgresPoolJob(deadline: deadline, submittedAt: .now, run: run, fail: fail)
             var orphans: [PostgresPoolJob] = []
             let admission = queue.withLockSignalling { queue -> PostgresPoolQueue.Admission in
                 let admission = queue.submit(job)

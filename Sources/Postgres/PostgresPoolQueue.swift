@@ -2,6 +2,9 @@
 struct PostgresPoolJob: Sendable {
     /// Give up (re)connecting for this job after this instant.
     let deadline: ContinuousClock.Instant
+    /// When it was asked for: a job asked for before the process began stopping had a deadline
+    /// for a running process, which the stopping one shortens (`givingUpPoint`).
+    let submittedAt: ContinuousClock.Instant
     /// Runs on a worker thread with a healthy connection.
     let run: @Sendable (PostgresConnection) -> Void
     /// Called instead of `run` when no connection could be had, or the pool was closed.

@@ -74,7 +74,7 @@ import Testing
 
     @Test func poolQueueStartsWorkersOnlyWhenNoneIsFree() {
         var queue = PostgresPoolQueue(size: 2)
-        let job = PostgresPoolJob(deadline: .now, run: { _ in }, fail: { _ in })
+        let job = PostgresPoolJob(deadline: .now, submittedAt: .now, run: { _ in }, fail: { _ in })
         #expect(queue.submit(job) == .startWorker(number: 1))
         #expect(queue.submit(job) == .startWorker(number: 2))
         #expect(queue.submit(job) == .queued)  // at size: waits for a busy worker

@@ -217,6 +217,20 @@ func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async 
         // Known away now: one attempt for any call (here an engine's, untracked).
         #expect(await attempt() < .milliseconds(400))
         await unreachable.close()
+
+        // A call asked for well after the stopping began still gets its patience (a restart of a
+        // second or two is waited out), not one attempt.
+        let later = PostgresPool(
+            configuration: PostgresPoolConfiguration(conninfo: "host=/nonexistent dbname=none", size: 1, connectTimeout: .seconds(4)),
+            logger: testLogger
+        )
+        later.beginStopping(patience: .milliseconds(800))
+        try await Task.sleep(for: .seconds(1))
+        let started = ContinuousClock.now
+        _ = try? await later.withConnection { connection in try connection.execute("SELECT 1") }
+        let waited = ContinuousClock.now - started
+        #expect(waited >= .milliseconds(300) && waited < .seconds(2), "waited \(waited)")
+        await later.close()
     }
 
     @Test func aLiveConnectionEndsTheFastFailing() async throws {

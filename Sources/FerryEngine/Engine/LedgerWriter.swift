@@ -32,7 +32,8 @@ final class LedgerWriter: Sendable {
     private let cookies: CookieStore
     /// `isPerforming`: writes taken from the queue are being written (see `isIdle`).
     private let queue = Mutex<(writes: [Write], isStopped: Bool, isPerforming: Bool)>(([], false, false))
-    /// Set by `stop()`: a write that fails after this instant is not tried again (see `giveUp`).
+    /// A write that fails after this instant is not tried again (see `giveUp`): set when a
+    /// shutdown starts (`giveUpFailingWrites`) and by `stop()`.
     private let givingUpAt = Mutex<ContinuousClock.Instant?>(nil)
     /// How long, once stopped, writes are retried while the database is away: a shutdown
     /// must end even when the database does not come back.
@@ -112,17 +113,23 @@ final class LedgerWriter: Sendable {
     }
 
     /// From `deadline` on, a write that fails is not tried again (see `giveUp`). A shutdown sets
-    /// it when it starts, so that its grace period bounds how long its writes wait for an absent
-    /// database, rather than the grace period and then `patienceWhenStopping` once more.
+    /// it when it starts, so that a database away all through its grace period costs that
+    /// period, not the grace period and then `patienceWhenStopping` once more.
     func giveUpFailingWrites(at deadline: ContinuousClock.Instant) {
         givingUpAt.withLock { $0 = min($0 ?? deadline, deadline) }
     }
 
     /// Ends `run()` once what is queued is written, or given up after `patienceWhenStopping`
-    /// of failed tries (or at the deadline already set, if earlier); later writes are refused. Cancelling `run()`'s task gives up at once
-    /// what cannot be written at the first try.
+    /// of failed tries; later writes are refused. A writer still writing when it is stopped was
+    /// not given up during the grace period, so the database served it: what comes late (a
+    /// checkpoint's fsync, a decision about caching) gets the whole patience again rather than
+    /// being given up at its first failure. Cancelling `run()`'s task gives up at once what
+    /// cannot be written at the first try.
     func stop() {
-        givingUpAt.withLock { $0 = $0 ?? .now + patienceWhenStopping }
+        givingUpAt.withLock { givingUpAt in
+            let patient = ContinuousClock.now + patienceWhenStopping
+            givingUpAt = max(givingUpAt ?? patient, patient)
+        }
         doorbell.finish()
     }
 
