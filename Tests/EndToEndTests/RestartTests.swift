@@ -53,6 +53,36 @@ struct RestartTests {
         }
     }
 
+    @Test("SIGTERM while the database is away stops within seconds; the restarted instance finishes the download", .timeLimit(.minutes(2)))
+    func shutdownWhileDatabaseAway() async throws {
+        let origin = try RecordingOrigin(size: 16 * Self.mebibyte, bytesPerSecond: 2 * Self.mebibyte)
+        defer { origin.stop() }
+        try await Testbed.run { testbed in
+            let database = try #require(testbed.database)
+            var ferry = try await testbed.start("outage")
+            let (_, client) = try await testbed.makeTenant(on: ferry)
+            let session = try await client.createSession(["kind": "background", "identifier": "nightly"]).session
+            let task = try await client.createDownload(in: session.id, url: origin.url)
+            try await Self.waitForProgress(of: task.id, client: client, atLeast: 2 * Self.mebibyte, instance: ferry)
+
+            try await database.beginOutage()
+            let stopped = try await ferry.terminate(timeout: .seconds(60))
+            // Each part of the shutdown waited out the database in turn: 36 s measured before.
+            #expect(stopped.elapsed < .seconds(10), "SIGTERM took \(stopped.elapsed) with the database away\n\(ferry.logTail())")
+            try await database.endOutage()
+            origin.setRate(bytesPerSecond: nil)
+
+            // What could not be written is taken back by the next start, as after a kill.
+            ferry = try await testbed.start("outage")
+            let restarted = FerryClient(baseURL: ferry.baseURL, token: client.token)
+            let done = try await restarted.completion(of: task.id, timeout: .seconds(40))
+            #expect(done.state == "completed")
+            #expect(done.error == nil, "\(String(describing: done.error))\n\(testbed.logs())")
+            #expect(try await restarted.file(of: task.id) == Data(origin.body), "the file differs from the origin's")
+            Measurements.report("sigterm-database-away", ["stop": Measurements.seconds(stopped.elapsed)])
+        }
+    }
+
     @Test("kill -9 mid-transfer: the restarted instance resumes from the checkpoint; few bytes are fetched twice", .timeLimit(.minutes(1)))
     func killNine() async throws {
         let origin = try RecordingOrigin(size: 64 * Self.mebibyte, bytesPerSecond: 2 * Self.mebibyte)
