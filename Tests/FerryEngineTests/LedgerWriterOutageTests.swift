@@ -89,6 +89,23 @@ struct LedgerWriterOutageTests {
         await fixture.test.close()
     }
 
+    @Test("a write that first fails after the shutdown's deadline still gets the writer's patience", .timeLimit(.minutes(1)))
+    func lateWriteGetsPatience() async throws {
+        let fixture = try await Fixture.make()
+        let log = LogRecorder()
+        let writer = fixture.writer(logger: log, patienceWhenStopping: .seconds(30))
+        // The grace period is over; the writer was idle, so nothing was given up.
+        writer.giveUpFailingWrites(at: .now)
+        let (running, _) = try await fixture.runThroughOutage(writer)
+        try await Task.sleep(for: .seconds(1))
+        #expect(!writer.refusesWrites, "a late write was given up at its first failure")
+        try await fixture.test.endOutage()
+        #expect(try await fixture.completes(fixture.leases[1].taskID, within: .seconds(10)), "the late end was lost")
+        writer.stop()
+        await running.value
+        await fixture.test.close()
+    }
+
     private static func becomesTrue(within limit: Duration, _ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {

@@ -32,11 +32,12 @@ final class LedgerWriter: Sendable {
     private let cookies: CookieStore
     /// `isPerforming`: writes taken from the queue are being written (see `isIdle`).
     private let queue = Mutex<(writes: [Write], isStopped: Bool, isPerforming: Bool)>(([], false, false))
-    /// A write that fails after this instant is not tried again (see `giveUp`): set when a
-    /// shutdown starts (`giveUpFailingWrites`) and by `stop()`.
-    private let givingUpAt = Mutex<ContinuousClock.Instant?>(nil)
-    /// How long, once stopped, writes are retried while the database is away: a shutdown
-    /// must end even when the database does not come back.
+    /// Once a shutdown has begun, when failing writes are given up (see `givingUpPoint`):
+    /// `shutdown`, the end of its grace period (`giveUpFailingWrites`); `stopped`,
+    /// `patienceWhenStopping` after `stop()`.
+    private let givingUp = Mutex<(shutdown: ContinuousClock.Instant?, stopped: ContinuousClock.Instant?)>((nil, nil))
+    /// How long a write that first fails after a shutdown's grace period, or after `stop()`, is
+    /// retried while the database is away: a shutdown must end even when it does not come back.
     private let patienceWhenStopping: Duration
     private let doorbell: AsyncStream<Void>.Continuation
     private let rings: AsyncStream<Void>
@@ -112,24 +113,18 @@ final class LedgerWriter: Sendable {
         await drain()
     }
 
-    /// From `deadline` on, a write that fails is not tried again (see `giveUp`). A shutdown sets
-    /// it when it starts, so that a database away all through its grace period costs that
-    /// period, not the grace period and then `patienceWhenStopping` once more.
+    /// A shutdown's grace period ends at `deadline`: a write still failing then is not tried
+    /// again (see `givingUpPoint`), so that a database away all through the grace period costs
+    /// that period, not the grace period and then `patienceWhenStopping` once more.
     func giveUpFailingWrites(at deadline: ContinuousClock.Instant) {
-        givingUpAt.withLock { $0 = min($0 ?? deadline, deadline) }
+        givingUp.withLock { $0.shutdown = min($0.shutdown ?? deadline, deadline) }
     }
 
     /// Ends `run()` once what is queued is written, or given up after `patienceWhenStopping`
-    /// of failed tries; later writes are refused. A writer still writing when it is stopped was
-    /// not given up during the grace period, so the database served it: what comes late (a
-    /// checkpoint's fsync, a decision about caching) gets the whole patience again rather than
-    /// being given up at its first failure. Cancelling `run()`'s task gives up at once what
-    /// cannot be written at the first try.
+    /// of failed tries; later writes are refused. Cancelling `run()`'s task gives up at once
+    /// what cannot be written at the first try.
     func stop() {
-        givingUpAt.withLock { givingUpAt in
-            let patient = ContinuousClock.now + patienceWhenStopping
-            givingUpAt = max(givingUpAt ?? patient, patient)
-        }
+        givingUp.withLock { $0.stopped = $0.stopped ?? .now + patienceWhenStopping }
         doorbell.finish()
     }
 
@@ -222,8 +217,8 @@ final class LedgerWriter: Sendable {
         case written
         /// The database refuses what it carries (`PostgresError.refusesAgain`), `triesOfARefusedWrite` times.
         case refused
-        /// Not written, and no more tries: the writer was cancelled, or stopped and its patience
-        /// ran out, while the database was away (or its pool closed).
+        /// Not written, and no more tries: the writer was cancelled, or a shutdown's deadline
+        /// passed (`givingUpPoint`), while the database was away (or its pool closed).
         case givenUp
     }
 
@@ -236,6 +231,7 @@ final class LedgerWriter: Sendable {
     /// period), and the write is not held up by them.
     private func perform(_ write: Write) async -> Outcome {
         var pacing = OutageRetryPacing()
+        var firstFailure: ContinuousClock.Instant?
         var claiming = true
         var refusals = 0
         while true {
@@ -283,17 +279,19 @@ final class LedgerWriter: Sendable {
                         "error": "\(error)", "failedTries": "\(log.failedTries)", "failedInAll": "\(log.failedInAll)",
                     ])
                 }
-                guard await pauseBeforeRetrying(retry.pause) else { return .givenUp }
+                let failedAt = firstFailure ?? .now
+                firstFailure = failedAt
+                guard await pauseBeforeRetrying(retry.pause, firstFailure: failedAt) else { return .givenUp }
             }
         }
     }
 
     /// Waits before the next try; false when there is to be none: the writer's task was
     /// cancelled (a cancelled sleep returns at once, and the loop used to spin on it for as long
-    /// as the database was away), or the writer was stopped and its patience has run out.
-    private func pauseBeforeRetrying(_ pause: Duration) async -> Bool {
+    /// as the database was away), or a shutdown's deadline for this write has passed.
+    private func pauseBeforeRetrying(_ pause: Duration, firstFailure: ContinuousClock.Instant) async -> Bool {
         var pause = pause
-        if let deadline = givingUpAt.withLock({ $0 }) {
+        if let deadline = givingUpPoint(firstFailure: firstFailure) {
             let left = deadline - .now
             guard left > .zero else { return false }
             pause = min(pause, left)
@@ -304,6 +302,19 @@ final class LedgerWriter: Sendable {
         } catch {
             return false
         }
+    }
+
+    /// When a write that first failed at `firstFailure` is given up; nil while no shutdown has
+    /// begun (an outage of any length is waited out). A write already failing when the grace
+    /// period ends is given up then: the database is away, and waiting longer only holds up the
+    /// exit. One that first fails after it (an outcome written late, a checkpoint's fsync or a
+    /// decision about caching, while the database served the shutdown until then) gets the whole
+    /// `patienceWhenStopping` from its first failure, as before `stop()`; after `stop()`, at most
+    /// that patience from the stop.
+    private func givingUpPoint(firstFailure: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        let (shutdown, stopped) = givingUp.withLock { $0 }
+        let afterGracePeriod = shutdown.map { firstFailure < $0 ? $0 : firstFailure + patienceWhenStopping }
+        return [afterGracePeriod, stopped].compactMap { $0 }.min()
     }
 }
 

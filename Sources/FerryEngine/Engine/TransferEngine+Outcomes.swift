@@ -28,9 +28,9 @@ extension TransferEngine {
             capacityBell.yield()
             return
         case .release(let notBefore, let isWaitingForConnectivity):
-            if isWaitingForConnectivity {
-                writer.enqueue(.events([OwnerEvent(lease: ended.job.lease, type: .taskIsWaitingForConnectivity, data: [:])]))
-            }
+            // In the release's transaction, which counts the failed attempt: a claim looks for
+            // the event only in tasks with failed attempts (`isConnectivityWaitAnnounced`).
+            let waiting = isWaitingForConnectivity ? [OwnerEvent(lease: ended.job.lease, type: .taskIsWaitingForConnectivity, data: [:])] : []
             // Out of space, a retry starts over: the partial file would hold the disk full meanwhile.
             let checkpoint = ended.ranOutOfSpace ? nil : await checkpoint(of: ended)
             if ended.ranOutOfSpace { await removePartialFile(of: ended) }
@@ -39,7 +39,7 @@ extension TransferEngine {
             writer.enqueue(.finish([(ended.job.lease, .released(
                 checkpoint: checkpoint, notBefore: notBefore,
                 bytesReceived: checkpoint?.bytesOnDisk ?? 0, bytesSent: 0, countsAsAttempt: failed
-            ))]))
+            ))], after: waiting))
         case .complete(let policyError, let attachesResumeData):
             // The transfer's last progress and data come before anything about its end, and are
             // written in the end's transaction.

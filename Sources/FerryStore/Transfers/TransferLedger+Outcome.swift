@@ -10,8 +10,8 @@ public enum TransferOutcome: Sendable {
     /// retried after `notBefore` (background sessions). The checkpoint is where it continues.
     /// `countsAsAttempt`: the transfer failed and the task retries it, which counts a failed
     /// attempt (`attempt_count`). Nothing else does (a suspend, a shutdown, a busy file, a
-    /// claim): the retry policy's limit and `task.isWaitingForConnectivity` see only attempts
-    /// that failed, not how often a task was suspended or its instance restarted.
+    /// claim): the retry policy's limit sees only attempts that failed, not how often a task was
+    /// suspended or its instance restarted.
     case released(checkpoint: TransferCheckpoint?, notBefore: Date?, bytesReceived: Int64, bytesSent: Int64, countsAsAttempt: Bool = true)
 }
 

@@ -163,8 +163,8 @@ public struct TransferLedger: Sendable {
                        CASE WHEN t.earliest_begin_at IS NULL THEN false
                             ELSE EXISTS (SELECT 1 FROM events e WHERE e.task_id = t.id AND e.type = 'task.willBeginDelayedRequest')
                        END AS delayed_start_announced,
-                       -- Only a failed attempt can have announced it.
-                       CASE WHEN t.attempt_count = 0 THEN false
+                       -- Written with a failed attempt's release, and never in a background session.
+                       CASE WHEN t.attempt_count = 0 OR s.kind = 'background' THEN false
                             ELSE EXISTS (SELECT 1 FROM events e WHERE e.task_id = t.id AND e.type = 'task.isWaitingForConnectivity')
                        END AS connectivity_wait_announced
                 FROM tasks t JOIN sessions s ON s.id = t.session_id JOIN tenants ten ON ten.id = t.tenant_id
