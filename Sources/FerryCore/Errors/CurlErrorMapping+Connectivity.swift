@@ -27,9 +27,12 @@ extension CurlErrorMapping {
         case couldntResolveHostCode:
             return ConnectFailure(code: .cannotFindHost, isTransient: false)
         case operationTimedOutCode:
-            // multi.c names the phase the timeout struck in.
+            // multi.c names the phase the timeout struck in; libcurl 7.88's connect filters say
+            // "Failed to connect to HOST port N after T ms: Timeout was reached" instead.
             if detail.hasPrefix("Resolving timed out") { return ConnectFailure(code: .dnsLookupFailed, isTransient: true) }
-            if detail.hasPrefix("Connection timed out") { return ConnectFailure(code: .timedOut, isTransient: true) }
+            if detail.hasPrefix("Connection timed out") || detail.hasPrefix("Failed to connect to") {
+                return ConnectFailure(code: .timedOut, isTransient: true)
+            }
             return nil
         default:
             return nil

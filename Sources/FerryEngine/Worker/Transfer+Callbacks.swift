@@ -123,7 +123,13 @@ extension Transfer {
             lastActivity = .now
             reportBodySent(force: false)
         }
-        guard ContinuousClock.now - lastActivity < .milliseconds(Int64(job.requestTimeout * 1000)) else {
+        let idle = ContinuousClock.now - lastActivity
+        let limit = Duration.milliseconds(Int64(job.requestTimeout * 1000))
+        // Until the request goes out, curl's own connect timeout (as long) decides, and says
+        // whether the name lookup or the connect timed out: what waitsForConnectivity waits out.
+        // Checked here as well, this callback won the race and made it a plain -1001.
+        let isConnecting = idle >= limit && easy.timings.preTransfer == 0
+        guard idle < limit || (isConnecting && idle < limit + .seconds(1)) else {
             failure = TransferError(
                 code: .timedOut, failingURL: request.url,
                 reason: "no data for \(FieldReader.format(job.requestTimeout)) s (timeoutIntervalForRequest)"
