@@ -58,6 +58,7 @@ struct URLErrorCurlMappingTests {
         #expect(CurlErrorMapping.connectFailure(curlCode: 6, osErrno: 0, detail: "Could not resolve host: nowhere.invalid") == Failure(code: .cannotFindHost, isTransient: false))
         #expect(CurlErrorMapping.connectFailure(curlCode: 28, osErrno: 0, detail: "Resolving timed out after 5000 milliseconds") == Failure(code: .dnsLookupFailed, isTransient: true))
         #expect(CurlErrorMapping.connectFailure(curlCode: 28, osErrno: 0, detail: "Connection timed out after 3001 milliseconds") == Failure(code: .timedOut, isTransient: true))
+        #expect(CurlErrorMapping.connectFailure(curlCode: 28, osErrno: 0, detail: "Connection timeout after 3001 ms") == Failure(code: .timedOut, isTransient: true))
         // libcurl 7.88's words for a connect that timed out (seen against a full accept queue).
         #expect(CurlErrorMapping.connectFailure(curlCode: 28, osErrno: 0, detail: "Failed to connect to 127.0.0.1 port 37237 after 300 ms: Timeout was reached") == Failure(code: .timedOut, isTransient: true))
         #expect(CurlErrorMapping.connectFailure(curlCode: 28, osErrno: 0, detail: "Operation timed out after 3001 milliseconds with 5 bytes received") == nil)

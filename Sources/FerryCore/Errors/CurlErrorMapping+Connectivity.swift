@@ -27,10 +27,11 @@ extension CurlErrorMapping {
         case couldntResolveHostCode:
             return ConnectFailure(code: .cannotFindHost, isTransient: false)
         case operationTimedOutCode:
-            // multi.c names the phase the timeout struck in; libcurl 7.88's connect filters say
-            // "Failed to connect to HOST port N after T ms: Timeout was reached" instead.
+            // multi.c names the phase the timeout struck in ("Connection timed out after",
+            // "Connection timeout after"); libcurl 7.88's connect filters say "Failed to connect
+            // to HOST port N after T ms: Timeout was reached" instead.
             if detail.hasPrefix("Resolving timed out") { return ConnectFailure(code: .dnsLookupFailed, isTransient: true) }
-            if detail.hasPrefix("Connection timed out") || detail.hasPrefix("Failed to connect to") {
+            if detail.hasPrefix("Connection time") || detail.hasPrefix("Failed to connect to") {
                 return ConnectFailure(code: .timedOut, isTransient: true)
             }
             return nil

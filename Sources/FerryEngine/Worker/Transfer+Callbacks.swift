@@ -125,9 +125,10 @@ extension Transfer {
         }
         let idle = ContinuousClock.now - lastActivity
         let limit = Duration.milliseconds(Int64(job.requestTimeout * 1000))
-        // Until the request goes out, curl's own connect timeout (as long) decides, and says
-        // whether the name lookup or the connect timed out: what waitsForConnectivity waits out.
-        // Checked here as well, this callback won the race and made it a plain -1001.
+        // Until the request goes out, curl's own connect timeout (as long, and started with the
+        // same `lastActivity`) decides, and says whether the name lookup or the connect timed
+        // out: what waitsForConnectivity waits out. Were it checked here too, this callback
+        // would win the race and make it a plain -1001. A second more, should curl not fire.
         let isConnecting = idle >= limit && easy.timings.preTransfer == 0
         guard idle < limit || (isConnecting && idle < limit + .seconds(1)) else {
             failure = TransferError(

@@ -366,7 +366,10 @@ extension Transfer {
         } else if detail.contains("alert bad certificate") || detail.contains("alert unknown ca") || detail.contains("alert certificate unknown") {
             code = .clientCertificateRejected
         }
-        let connect = CurlErrorMapping.connectFailure(curlCode: result, osErrno: easy.osErrno, detail: detail)
+        var connect = CurlErrorMapping.connectFailure(curlCode: result, osErrno: easy.osErrno, detail: detail)
+        // A timeout once the TCP connection stood (a TLS handshake or a proxy's CONNECT that
+        // stalled) is the server's doing, not the network's: a plain -1001, not waited out.
+        if connect?.code == .timedOut, easy.timings.connect > 0 { connect = nil }
         if let connect { code = connect.code }
         var reason = easy.lastErrorDetail
         if code == .timedOut, job.claim.resourceDeadline.timeIntervalSinceNow <= 0 {

@@ -192,6 +192,9 @@ private final class TransferWorkerLoop {
             if transfer.isWaitingForBody {
                 guard transfer.bodyStreamHasStarted else { continue }
                 transfer.isWaitingForBody = false
+                // curl's connect timeout starts now: so does the idle one, which leaves the
+                // connecting to it (see `curlEasy(_:progress:)`).
+                transfer.lastActivity = .now
                 try multi.add(transfer.easy)
             } else if transfer.isReadPaused, transfer.bodyStreamCanProgress {
                 transfer.isReadPaused = false
