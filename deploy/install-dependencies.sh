@@ -2,7 +2,7 @@
 # Installs the Debian packages Ferry builds and runs with, when they are missing:
 # libcurl (OpenSSL flavour), libpq and OpenSSL headers (client keys are decrypted with
 # libcrypto), the PostgreSQL server for the embedded database, and pkg-config. Extra package names given as arguments are installed too
-# (the benchmarks ask for nginx, aria2 and wrk this way).
+# (the benchmarks ask for nginx, aria2 and wrk this way, the tests for gdb).
 set -euo pipefail
 
 packages=(libcurl4-openssl-dev libpq-dev libssl-dev postgresql pkg-config "$@")

@@ -3,7 +3,8 @@
 # tests start their own PostgreSQL cluster and origin servers on loopback; nothing else is needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-deploy/install-dependencies.sh
+# gdb prints the stacks of a hung test run (deploy/watch-tests.sh); only the tests need it.
+deploy/install-dependencies.sh gdb
 # The webhook tests check deliveries with the Standard Webhooks project's reference verifier.
 python3 -m pip install --quiet --disable-pip-version-check standardwebhooks
 swift build --build-tests
@@ -14,7 +15,11 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMU
 # CI keeps only the end of what a run prints, and hundreds of tests finish after a failing one:
 # on failure the run ends by repeating every failure line, so they are what CI shows.
 log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+# A test that hangs would otherwise use up CI's time and show nothing: after this long without
+# output the watchdog prints what had not ended, with every thread's stack, and kills the run.
+deploy/watch-tests.sh "$log" "${FERRY_TEST_STALL_SECONDS:-600}" &
+watchdog=$!
+trap 'kill "$watchdog" 2> /dev/null; rm -f "$log"' EXIT
 if ! swift test --skip-build "$@" 2>&1 | tee "$log"; then
     echo
     echo "=== what failed (repeated from above) ==="
