@@ -63,6 +63,27 @@ final class OpenedPartialFileTests {
         #expect(FileOperations.size(of: finishedPath) == nil)
     }
 
+    @Test("a finished file the URL cache links to is left to the cache: the transfer starts over in a file of its own")
+    func leavesACachedFileAlone() throws {
+        try write(10, to: finishedPath)
+        let cachedPath = folder + "/cached-body"
+        #expect(link(finishedPath, cachedPath) == 0)
+        // Neither with a checkpoint nor without one is the cache's inode trimmed or written.
+        for claimed in [checkpoint(bytesOnDisk: 4), nil] {
+            let opened = try OpenedPartialFile.open(at: partialPath, finishedPath: finishedPath, checkpoint: claimed)
+            #expect(opened.resumingFrom == nil)
+            #expect(opened.file.bytesWritten == 0)
+            try [1, 2, 3].withUnsafeBytes { try opened.file.append($0) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: cachedPath)) == Data(repeating: 7, count: 10))
+            #expect(FileOperations.size(of: partialPath) == Int64(3 * MemoryLayout<Int>.size))
+            if claimed != nil {
+                // Back as the finished file for the second round, linked to the cache again.
+                FileOperations.remove(partialPath)
+                #expect(link(cachedPath, finishedPath) == 0)
+            }
+        }
+    }
+
     @Test("a second opening of the same file, while the first is held, is refused as busy")
     func refusesASecondOwner() throws {
         let first = try OpenedPartialFile.open(at: partialPath, finishedPath: nil, checkpoint: nil)

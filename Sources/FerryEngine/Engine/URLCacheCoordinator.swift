@@ -96,7 +96,12 @@ final class URLCacheCoordinator: Sendable {
             return body
         }
         let path = try files.path(.cache, tenantID: claim.tenantID, name: entry.bodyKey)
-        return try await blocking.run { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+        let body = try await blocking.run { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+        // A body of another length is not the one the entry describes: never answer with it.
+        guard body.count == entry.bodySize else {
+            throw FileFailure(operation: "read cached body of \(entry.bodySize) bytes, found \(body.count)", path: path, errno: EIO)
+        }
+        return body
     }
 
     /// Keeps a response that may be cached: RFC 9111's rules, and a size bound.

@@ -18,26 +18,27 @@ public final class PartialFile: Sendable {
     private let length: Atomic<Int64>
 
     /// Opens (creating if needed) the file, keeping its first `keeping` bytes and dropping the rest.
+    ///
+    /// A file with another name besides this one is not written in place: it starts over as a
+    /// new, empty file. A finished download is linked into the URL cache before its completion
+    /// commits; when the owner dies in between, the next owner takes the finished file back as
+    /// its partial file (`OpenedPartialFile`), and trimming or rewriting that inode would
+    /// change the cached body under its entry.
     public init(path: String, keeping: Int64) throws(FileFailure) {
         self.path = path
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw FileFailure(operation: "open", path: path, errno: errno) }
-        // One writer per partial file, across processes and instances sharing the folder: an
-        // owner that lost its lease while stalled may still hold the file, and must not write
-        // into what the new owner writes. The lock dies with the descriptor (or the process).
-        var lock = flock()
-        lock.l_type = Int16(F_WRLCK)
-        lock.l_whence = Int16(SEEK_SET)
-        guard fcntl(fd, Self.openFileDescriptionSetLock, &lock) == 0 else {
-            let code = errno
-            close(fd)
-            throw FileFailure(operation: "lock", path: path, errno: code)
-        }
+        var fd = try Self.openAndLock(path)
         var size = stat()
         guard fstat(fd, &size) == 0 else {
             let code = errno
             close(fd)
             throw FileFailure(operation: "stat", path: path, errno: code)
+        }
+        if size.st_nlink > 1 {
+            // Unlinked only while locked: no other owner writes to it meanwhile.
+            unlink(path)
+            close(fd)
+            fd = try Self.openAndLock(path)
+            size.st_size = 0
         }
         let kept = min(keeping, Int64(size.st_size))
         guard ftruncate(fd, off_t(kept)) == 0 else {
@@ -47,6 +48,24 @@ public final class PartialFile: Sendable {
         }
         self.descriptor = fd
         self.length = Atomic(kept)
+    }
+
+    /// Opens (creating if needed) and locks the file at `path`.
+    private static func openAndLock(_ path: String) throws(FileFailure) -> Int32 {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw FileFailure(operation: "open", path: path, errno: errno) }
+        // One writer per partial file, across processes and instances sharing the folder: an
+        // owner that lost its lease while stalled may still hold the file, and must not write
+        // into what the new owner writes. The lock dies with the descriptor (or the process).
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        guard fcntl(fd, openFileDescriptionSetLock, &lock) == 0 else {
+            let code = errno
+            close(fd)
+            throw FileFailure(operation: "lock", path: path, errno: code)
+        }
+        return fd
     }
 
     deinit {
