@@ -108,6 +108,25 @@ struct DurabilityTests {
             let keptBlob = try write(.blobs, kept.id)
             let freshOrphan = try files.path(.partial, tenantID: ferry.tenant.id, name: "tsk_new.part")
             try Data([9]).write(to: URL(fileURLWithPath: freshOrphan))
+            // Tasks someone holds, even under a lapsed lease: a download whose finished file waits
+            // for its completion to be written (the database away longer than the grace period),
+            // and a data task its delegate turned into a download, writing its partial file.
+            func held(_ kind: TaskKind) async throws -> String {
+                let task = try await ferry.tasks.create(
+                    tenantID: ferry.tenant.id, sessionID: session.id,
+                    TaskCreation(kind: kind, request: TransferRequest(url: "http://127.0.0.1:9/y")),
+                    request: TransferRequest(url: "http://127.0.0.1:9/y"), host: "127.0.0.1", origin: .init()
+                ).task
+                try await ferry.database.database.pool.withConnection { connection in
+                    try connection.execute(
+                        "UPDATE tasks SET state = 'running', lease_owner = 'elsewhere', lease_expires_at = now() - interval '1 minute' WHERE id = $1",
+                        [task.id]
+                    )
+                }
+                return task.id
+            }
+            let finishing = try write(.downloads, try await held(.download))
+            let becameDownload = try write(.partial, TenantFiles.partialName(taskID: try await held(.data)))
 
             let reconciler = StorageReconciler(
                 files: files, storage: ferry.database.database.storage,
@@ -124,6 +143,8 @@ struct DurabilityTests {
             #expect(!FileManager.default.fileExists(atPath: uncommitted))
             #expect(FileManager.default.fileExists(atPath: try files.path(.partial, tenantID: ferry.tenant.id, name: "\(running.id).part")))
             #expect(FileManager.default.fileExists(atPath: freshOrphan), "files younger than the grace period are left alone")
+            #expect(FileManager.default.fileExists(atPath: finishing), "a held download's finished file stays where its completion will name it")
+            #expect(FileManager.default.fileExists(atPath: becameDownload), "a held task's partial file stays")
         }
     }
 }

@@ -12,7 +12,9 @@ public struct StorageReferences: Sendable {
     }
 
     /// The partial files among `names` that a task still needs: the partial of a download that
-    /// has not completed, or the file a checkpoint names (resume data keeps it after completion).
+    /// has not completed, the file a checkpoint names (resume data keeps it after completion),
+    /// or the partial of any task someone holds: a data task that its delegate turned into a
+    /// download keeps its kind, and a transfer may go a long time without writing.
     public func referencedPartials(tenantID: String, names: [String]) async throws -> Set<String> {
         guard !names.isEmpty else { return [] }
         return try await pool.withConnection { connection in
@@ -21,7 +23,7 @@ public struct StorageReferences: Sendable {
                 SELECT name FROM unnest($2::text[]) AS name
                 WHERE EXISTS (SELECT 1 FROM tasks t WHERE t.tenant_id = $1 AND t.checkpoint->>'partialFile' = name)
                    OR EXISTS (SELECT 1 FROM tasks t WHERE t.tenant_id = $1 AND t.id = left(name, -5) AND name LIKE '%.part'
-                              AND t.kind = 'download' AND t.state <> 'completed')
+                              AND (t.kind = 'download' AND t.state <> 'completed' OR t.lease_owner IS NOT NULL))
                 """,
                 [tenantID, names]
             ).map { try $0.decode(0, as: String.self) })
@@ -48,10 +50,13 @@ public struct StorageReferences: Sendable {
 
     /// What the database says about files of the downloads folder that no completed task owns.
     public enum DownloadFileFate: Sendable, Equatable {
-        /// A completed download's file: keep it.
+        /// A completed download's file, or one whose task someone holds: keep it.
         case keep
-        /// Renamed into place but never committed (a crash between the two): move it back to this
-        /// partial file name so the task continues from it instead of starting over.
+        /// Renamed into place but never committed (a crash between the two), by an owner that
+        /// holds the task no more: move it back to this partial file name so the task continues
+        /// from it instead of starting over. While someone holds the task the file is kept: its
+        /// completion may be waiting out a database outage, and whoever claims the task next
+        /// takes the file back itself (`OpenedPartialFile`).
         case restore(partialName: String)
         /// Nobody's: remove it.
         case remove
@@ -62,7 +67,8 @@ public struct StorageReferences: Sendable {
         return try await pool.withConnection { connection in
             let rows = try connection.query(
                 """
-                SELECT name, t.id IS NOT NULL AS task_exists, t.download_file = name AS owned,
+                SELECT name, t.id IS NOT NULL AS task_exists,
+                       (t.download_file = name OR t.lease_owner IS NOT NULL) AS owned,
                        coalesce(t.checkpoint->>'partialFile', t.id || '.part') AS partial_name,
                        (t.state <> 'completed' OR t.checkpoint IS NOT NULL) AS resumable
                 FROM unnest($2::text[]) AS name
@@ -74,6 +80,7 @@ public struct StorageReferences: Sendable {
             for row in rows {
                 let name: String = try row.decode("name")
                 if try row.decode("owned", as: Bool?.self) == true {
+                    // A completed download's file, or one whose task someone holds.
                     fates[name] = .keep
                 } else if try row.decode("task_exists", as: Bool.self), try row.decode("resumable", as: Bool?.self) == true,
                           let partial = try row.decode("partial_name", as: String?.self) {
