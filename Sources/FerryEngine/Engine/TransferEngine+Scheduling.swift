@@ -89,7 +89,7 @@ extension TransferEngine {
         } catch {
             logger.error("cannot prepare a claimed task", metadata: ["task": "\(claim.taskID)", "error": "\(error)"])
             let placeholder = TransferJob(
-                claim: claim, partialName: nil, partialPath: nil, downloadPath: nil, uploadFilePath: nil,
+                claim: claim, partialName: nil, partialPath: nil, finishedPath: nil, uploadFilePath: nil,
                 addressPolicy: configuration.addressPolicy, maximumDataBytes: configuration.maximumDataBytes,
                 userAgent: configuration.userAgent
             )
@@ -124,7 +124,7 @@ extension TransferEngine {
     /// loop must not wait for the disk); nil when the file cannot be opened (reported here).
     private func openPartialFile(of job: TransferJob) async -> TransferJob? {
         guard job.claim.kind == .download, let path = job.partialPath else { return job }
-        let (finishedPath, checkpoint) = (job.downloadPath, job.claim.checkpoint)
+        let (finishedPath, checkpoint) = (job.finishedPath, job.claim.checkpoint)
         do {
             var job = job
             job.partialFile = try await blocking.run { try OpenedPartialFile.open(at: path, finishedPath: finishedPath, checkpoint: checkpoint) }
@@ -177,13 +177,18 @@ extension TransferEngine {
         let tenantID = claim.tenantID
         var partialName: String?
         var partialPath: String?
-        var downloadPath: String?
+        var finishedPath: String?
         // Data tasks too: a delegate may turn one into a download (`becomeDownload`).
         if claim.kind != .upload {
             let name = claim.checkpoint?.partialFile ?? TenantFiles.partialName(taskID: claim.taskID)
             partialName = name
             partialPath = try files.path(.partial, tenantID: tenantID, name: name)
-            downloadPath = try files.path(.downloads, tenantID: tenantID, name: TenantFiles.downloadName(taskID: claim.taskID))
+            // Where the task that wrote the partial file renamed it when it finished: after
+            // resume data was adopted, that task's name, not this one's (its owner may have died
+            // between that rename and the commit, and a default session's task is then completed
+            // with resume data naming the partial file).
+            let writer = TenantFiles.taskID(ofPartialName: name) ?? claim.taskID
+            finishedPath = try files.path(.downloads, tenantID: tenantID, name: TenantFiles.downloadName(taskID: writer))
         }
         var uploadFilePath: String?
         var streamDirectory: String?
@@ -194,7 +199,7 @@ extension TransferEngine {
         }
         try await folders.ensure(tenantID)
         return TransferJob(
-            claim: claim, partialName: partialName, partialPath: partialPath, downloadPath: downloadPath,
+            claim: claim, partialName: partialName, partialPath: partialPath, finishedPath: finishedPath,
             uploadFilePath: uploadFilePath, streamDirectory: streamDirectory,
             addressPolicy: configuration.addressPolicy, maximumDataBytes: configuration.maximumDataBytes,
             userAgent: configuration.userAgent, diskSpace: configuration.diskSpace, memory: memory

@@ -51,6 +51,12 @@ public struct TenantFiles: Sendable {
     /// The partial file of a download that has no checkpoint naming another one.
     public static func partialName(taskID: String) -> String { "\(taskID).part" }
 
+    /// The task whose own partial file `name` is (`partialName(taskID:)`): after resume data was
+    /// adopted, another task's than the one that continues it.
+    public static func taskID(ofPartialName name: String) -> String? {
+        name.hasSuffix(".part") && name.count > 5 ? String(name.dropLast(5)) : nil
+    }
+
     /// The spool file of a streamed upload body, and the marker written once it is complete
     /// (holding its length) or abandoned by the client.
     public static func streamName(taskID: String, generation: Int) -> String { "\(taskID).\(generation).body" }

@@ -1,5 +1,6 @@
 import FerryCore
 import FerryStore
+import Foundation
 import HTTPTypes
 import Testing
 import TestOrigin
@@ -43,6 +44,40 @@ struct ResumeDataTests {
             let again = try await tenant.send(.post, "/v1/sessions/\(session.id)/tasks", json: ["kind": "download", "resumeData": .string(token)])
             expectProblem(again, status: .conflict)
             #expect(try await api.rowCounts() == before)
+        }
+    }
+
+    @Test("resume data whose task's file was renamed into place, but whose end was never recorded, resumes from that whole file")
+    func resumesFromAnUnrecordedFinishedFile() async throws {
+        let body = TestOrigin.pattern(count: 600_000, seed: 4)
+        let origin = try TestOrigin { request, responder in
+            let rate = request.header("Range") == nil ? 100_000 : nil
+            try responder.serveResource(body, for: request, etag: "\"strong-4\"", bytesPerSecond: rate)
+        }
+        defer { origin.stop() }
+        try await APIHarness.runWithEngine { api, ferry in
+            let tenant = try await api.makeTenant()
+            let session = try await tenant.createSession()
+            let first = try await tenant.createTask(in: session.id, ["kind": "download", "request": ["url": .string(origin.url("/big"))], "resume": true])
+            try await waitUntil(timeout: .seconds(10)) { try await tenant.task(first.id).countOfBytesReceived > 100_000 }
+            let token = try #require(try await tenant.cancelByProducingResumeData(first.id))
+            // What an owner that died between renaming the finished file and recording the end
+            // leaves (a default session's task is then completed with resume data, as here): the
+            // whole file under the task's downloads name, no partial file.
+            let files = TenantFiles(dataDirectory: ferry.dataDirectory)
+            let partial = try files.path(.partial, tenantID: tenant.tenantID, name: TenantFiles.partialName(taskID: first.id))
+            #expect(FileManager.default.fileExists(atPath: partial))
+            try FileManager.default.removeItem(atPath: partial)
+            let finished = try files.path(.downloads, tenantID: tenant.tenantID, name: TenantFiles.downloadName(taskID: first.id))
+            try Data(body).write(to: URL(fileURLWithPath: finished))
+
+            let resumed = try await tenant.createTask(in: session.id, ["kind": "download", "resumeData": .string(token), "resume": true])
+            let done = try await tenant.task(resumed.id, wait: 20)
+            #expect(done.state == "completed")
+            #expect(done.error == nil)
+            #expect(try await tenant.file(resumed.id).body == body)
+            // Continued after the whole file (answered 416: complete), not fetched again from 0.
+            #expect(origin.requests(path: "/big").last?.header("Range") == "bytes=\(body.count)-")
         }
     }
 
