@@ -274,9 +274,14 @@ extension Transfer {
     /// Follows a redirect (as proposed, or as the receiver changed it).
     func proceed(with redirect: RedirectPolicy.NextRequest) -> TransferEnd? {
         redirectCount += 1
-        // An answered challenge's credential is for the origin that asked (URLSession keeps it
-        // on same-origin redirects only).
-        if !CurlURL.isSameOrigin(request.url, redirect.request.url) { challengeResponse = nil }
+        // An answered challenge's credential, and a client certificate the delegate gave, are
+        // for the origin that asked (URLSession keeps them on same-origin redirects only): another
+        // origin that wants a certificate asks the delegate for its own.
+        if !CurlURL.isSameOrigin(request.url, redirect.request.url) {
+            challengeResponse = nil
+            delegateClientCertificate = nil
+            hasAskedForClientCertificate = false
+        }
         request = redirect.request
         sendsBody = sendsBody && redirect.keepsBody
         currentRequestReported = false
