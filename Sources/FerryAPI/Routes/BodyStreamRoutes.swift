@@ -16,7 +16,11 @@ struct BodyStreamRoutes {
             let taskID = try context.parameters.require("taskID")
             let tenantID = context.tenantID
             let generation = try await services.database.tasks.bodyStreamGeneration(tenantID: tenantID, taskID: taskID)
-            let limit = context.tenant.quotas.maxTaskBytes ?? BlobRoutes.maximumBlobBytes
+            let limit = min(BlobRoutes.maximumBlobBytes, context.tenant.quotas.maxTaskBytes ?? BlobRoutes.maximumBlobBytes)
+            // Refused before the stream's file exists: a retry of the same generation stays possible.
+            if let declared = request.declaredBodyLength, declared > limit {
+                throw APIError.tooLarge("A streamed body may be at most \(limit) bytes.")
+            }
             // As for a blob: a tenant at its storage quota stores no more.
             try await QuotaGuard(tenants: services.database.tenants).checkStorage(for: context.tenant)
             let files = services.files
@@ -58,11 +62,19 @@ struct BodyStreamRoutes {
             let (length, received) = (size, failure)
             // The file is closed in exactly one place; the reader learns the body is complete, and
             // how long it is, from the done marker, or that it will not come from the abandoned one.
+            // The answer says the body is stored: the body, then the marker's name, are made durable
+            // first, or a crash of the machine could leave a marker longer than the body it vouches
+            // for (the task would wait for bytes that never come, and the generation is spent).
             try await NIOThreadPool.singleton.runIfActive {
+                let synced = received == nil && fsync(descriptor) == 0
                 close(descriptor)
                 do {
                     if let received { throw received }
+                    guard synced else { throw APIError.unavailable("The server's disk cannot store the body.") }
                     try Data("\(length)\n".utf8).write(to: URL(fileURLWithPath: done), options: .atomic)
+                    // Past this point the marker is written: a failing folder sync must not add an
+                    // abandoned marker beside it.
+                    _ = FileWriting.syncFolder(of: done)
                 } catch {
                     try? Data().write(to: URL(fileURLWithPath: abandoned))
                     throw error

@@ -31,6 +31,19 @@ struct BodyStreamTests {
         }
     }
 
+    @Test("a body longer than the tenant's maxTaskBytes is refused with 413 before it is stored: the same stream takes a body that fits")
+    func tooLargeLeavesTheStreamOpen() async throws {
+        try await APIHarness.run { api in
+            let tenant = try await api.makeTenant()
+            let patched = try await api.operatorClient.send(.patch, "/admin/v1/tenants/\(tenant.tenantID)", json: ["quotas": ["maxTaskBytes": 1000]])
+            #expect(patched.status == .ok)
+            let session = try await tenant.createSession()
+            let task = try await streamTask(tenant, in: session.id)
+            expectProblem(try await tenant.send(.put, "/v1/tasks/\(task.id)/body", raw: Array(repeating: 7, count: 2000)), status: .contentTooLarge)
+            #expect(try await tenant.send(.put, "/v1/tasks/\(task.id)/body", raw: Array(repeating: 7, count: 1000)).status == .ok)
+        }
+    }
+
     @Test("a body PUT right after a resume goes to the stream the resumed task asks for", .timeLimit(.minutes(1)))
     func bodyRightAfterResume() async throws {
         let first = TestOrigin.pattern(count: 50_000, seed: 20)
