@@ -20,7 +20,7 @@ struct QuotaGuard {
     /// `maxTaskBytes` for a body known at creation.
     func checkTaskSize(_ bytes: Int64, for tenant: TenantRecord, field: String) throws {
         guard let limit = tenant.quotas.maxTaskBytes, bytes > limit else { return }
-        var problem = APIError.quotaExceeded("The body has \(bytes) bytes; the tenant's maxTaskBytes quota is \(limit).")
+        var problem = APIError.quotaExceeded("\(field): has \(bytes) bytes; the tenant's maxTaskBytes quota is \(limit).")
         problem.field = field
         throw problem
     }

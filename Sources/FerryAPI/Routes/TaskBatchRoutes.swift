@@ -20,8 +20,13 @@ struct TaskBatchRoutes {
             let idempotencyKey = try TaskRoutes.idempotencyKey(of: request)
             let (bytes, body) = try await JSONBody.read(request, limit: JSONBody.batchLimit)
             let items = try readItems(body)
+            let quotas = QuotaGuard(tenants: services.database.tenants)
+            for (index, item) in items.enumerated() {
+                guard let bytes = item.creation.requestBody else { continue }
+                try quotas.checkTaskSize(Int64(bytes.count), for: context.tenant, field: "tasks[\(index)].request.httpBody")
+            }
             if items.contains(where: { $0.creation.kind == .download }) {
-                try await QuotaGuard(tenants: services.database.tenants).checkStorage(for: context.tenant)
+                try await quotas.checkStorage(for: context.tenant)
             }
             let (tasks, created) = try await services.database.tasks.createBatch(
                 tenantID: context.tenantID, sessionID: sessionID, items,

@@ -20,6 +20,7 @@ struct TaskRoutes {
             let quotas = QuotaGuard(tenants: services.database.tenants)
             if creation.kind == .download { try await quotas.checkStorage(for: context.tenant) }
             if case .inline(let bytes) = creation.uploadBody { try quotas.checkTaskSize(Int64(bytes.count), for: context.tenant, field: "body") }
+            if let bytes = creation.requestBody { try quotas.checkTaskSize(Int64(bytes.count), for: context.tenant, field: "request.httpBody") }
             var origin = TaskStore.Origin(idempotencyKey: idempotencyKey, fingerprint: idempotencyKey.map { _ in RequestFingerprint.of(bytes) })
             let transferRequest: TransferRequest
             if let token = creation.resumeData {

@@ -257,6 +257,24 @@ struct TaskCreationValidationTests {
         }
     }
 
+    @Test("a request.httpBody longer than the tenant's maxTaskBytes is refused naming it, alone or in a batch, and nothing is written")
+    func httpBodyCountsAgainstMaxTaskBytes() async throws {
+        try await APIHarness.run { api in
+            let tenant = try await api.makeTenant()
+            let patched = try await api.operatorClient.send(.patch, "/admin/v1/tenants/\(tenant.tenantID)", json: ["quotas": ["maxTaskBytes": 4]])
+            #expect(patched.status == .ok)
+            let session = try await tenant.createSession()
+            // "aGVsbG8=" is "hello": five bytes.
+            let task = Self.dataTask.setting("request.httpBody", to: "aGVsbG8=")
+            try await BadInput("alone", task, field: "request.httpBody", status: .forbidden)
+                .expectRefused(.post, "/v1/sessions/\(session.id)/tasks", with: tenant, in: api)
+            try await BadInput("in a batch", ["tasks": [Self.dataTask, task]], field: "tasks[1].request.httpBody", status: .forbidden)
+                .expectRefused(.post, "/v1/sessions/\(session.id)/tasks/batch", with: tenant, in: api)
+            // Four bytes fit.
+            _ = try await tenant.createTask(in: session.id, Self.dataTask.setting("request.httpBody", to: "aGVsbA=="))
+        }
+    }
+
     @Test("a priority is kept as sent, not rounded to a Float")
     func priorityIsKept() async throws {
         try await APIHarness.run { api in
