@@ -25,9 +25,12 @@ public struct APIServices: Sendable {
         database: FerryDatabase, resumeData: ResumeDataIssuer, eventCursors: EventCursors, hub: NotificationHub, files: TenantFiles,
         readiness: @escaping @Sendable () async -> Readiness,
         metricsExposition: (@Sendable () -> [UInt8])? = nil,
-        maximumEventStreamsPerTenant: Int = EventStreams.defaultMaximumPerTenant
+        maximumEventStreamsPerTenant: Int = EventStreams.defaultMaximumPerTenant,
+        eventStreamAccessCheckInterval: Duration = .seconds(15)
     ) {
-        self.eventStreams = EventStreams(events: database.events, maximumPerTenant: maximumEventStreamsPerTenant)
+        self.eventStreams = EventStreams(
+            events: database.events, maximumPerTenant: maximumEventStreamsPerTenant, accessCheckInterval: eventStreamAccessCheckInterval
+        )
         self.metricsExposition = metricsExposition
         self.database = database
         self.resumeData = resumeData

@@ -49,10 +49,16 @@ struct EventRoutes {
             try query.finish()
             let slot = try services.eventStreams.admit(tenantID: context.tenantID)
             if start == nil { start = try await services.database.events.safePosition() }
+            // The middleware admitted this key: it parses.
+            let key = request.bearerToken.flatMap(APIKey.parse)
+            let (tenants, tenantID) = (services.database.tenants, context.tenantID)
             let stream = EventStream(
                 events: services.database.events, hub: services.hub, streams: services.eventStreams,
                 tenantID: context.tenantID, sessionID: sessionID, position: start ?? 0, cursor: cursor
-            )
+            ) {
+                guard let key, let tenant = try await tenants.authenticate(key) else { return false }
+                return tenant.id == tenantID && tenant.status == .active
+            }
             var headers = HTTPFields()
             headers[.contentType] = "text/event-stream"
             headers[.cacheControl] = "no-cache"

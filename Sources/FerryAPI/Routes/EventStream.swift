@@ -19,6 +19,10 @@ struct EventStream: Sendable {
     let sessionID: String?
     let position: Int64
     let cursor: EventCursor
+    /// Whether the key that opened the stream still admits it (not revoked, its tenant not
+    /// suspended), asked every `streams.accessCheckInterval`: a key revoked because it leaked
+    /// must not go on reading every later event of the tenant through a stream opened before.
+    let isStillAdmitted: @Sendable () async throws -> Bool
 
     static let heartbeatInterval: Duration = .seconds(15)
     static let batchSize = 200
@@ -51,7 +55,13 @@ struct EventStream: Sendable {
         var position = self.position
         var lastWrite = ContinuousClock.now
         var wokeAt = ContinuousClock.now
+        var lastAccessCheck = ContinuousClock.now
         while !Task.isCancelled && !stop.isSet {
+            if ContinuousClock.now - lastAccessCheck >= streams.accessCheckInterval {
+                // Ends like a stream Ferry closes: a client that reconnects hears why (401, 403).
+                guard try await isStillAdmitted() else { return }
+                lastAccessCheck = ContinuousClock.now
+            }
             let horizon = try await streams.horizon.horizon(startedAfter: wokeAt)
             while horizon.safePosition > position {
                 streams.reads.add()
@@ -77,7 +87,8 @@ struct EventStream: Sendable {
                 lastWrite = ContinuousClock.now
             }
             let untilHeartbeat = Self.heartbeatInterval - (ContinuousClock.now - lastWrite)
-            await wake.wait(timeout: horizon.isWaiting ? .milliseconds(5) : max(untilHeartbeat, .milliseconds(1)))
+            let untilAccessCheck = streams.accessCheckInterval - (ContinuousClock.now - lastAccessCheck)
+            await wake.wait(timeout: horizon.isWaiting ? .milliseconds(5) : max(min(untilHeartbeat, untilAccessCheck), .milliseconds(1)))
             wokeAt = ContinuousClock.now
         }
     }

@@ -13,12 +13,17 @@ public final class EventStreams: Sendable {
     public static let defaultMaximumPerTenant = 8
 
     public let maximumPerTenant: Int
+    /// How often an open stream asks whether its key still admits it (`EventStream`).
+    public let accessCheckInterval: Duration
     let horizon: SharedEventHorizon
     let reads = ReadCounter()
     private let open = Mutex<[String: Int]>([:])
 
-    public init(events: EventLogStore, maximumPerTenant: Int = EventStreams.defaultMaximumPerTenant) {
+    public init(
+        events: EventLogStore, maximumPerTenant: Int = EventStreams.defaultMaximumPerTenant, accessCheckInterval: Duration = .seconds(15)
+    ) {
         self.maximumPerTenant = max(1, maximumPerTenant)
+        self.accessCheckInterval = accessCheckInterval
         self.horizon = SharedEventHorizon(events: events, reads: reads)
     }
 

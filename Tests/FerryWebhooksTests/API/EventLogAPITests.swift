@@ -183,6 +183,39 @@ struct EventLogAPITests {
         }
     }
 
+    @Test("an open stream ends once its key is revoked or its tenant suspended, before the next event", .timeLimit(.minutes(1)))
+    func streamEndsWhenItsKeyNoLongerAdmits() async throws {
+        try await WebhookHarness.run(start: false) { ferry in
+            let (session, _) = try await ferry.makeSession()
+            let task = try await ferry.makeTask(in: session)
+            let tenants = ferry.database.tenants
+            try await ferry.withAPI(live: true, eventStreamAccessCheckInterval: .milliseconds(200)) { api in
+                let port = try #require(api.http.port)
+                func open(_ key: String) async throws -> SSEClient {
+                    let stream = try SSEClient(port: port, path: "/v1/events/stream", headers: [("Authorization", "Bearer \(key)")])
+                    #expect(try await stream.wait { $0.status == 200 })
+                    return stream
+                }
+                // A second key, revoked while its stream is open; the first key's stream goes on.
+                let (second, secondKey) = try await tenants.addKey(tenantID: ferry.tenant.id)
+                let kept = try await open(ferry.apiKey)
+                let revoked = try await open(secondKey)
+                defer { kept.disconnect(); revoked.disconnect() }
+                try await tenants.revokeKey(tenantID: ferry.tenant.id, keyID: second.id)
+                #expect(try await revoked.wait { $0.isClosed })
+                try await ferry.emit(.taskDidCompleteWithError, task: task)
+                #expect(try await kept.wait { $0.events.count == 1 })
+                #expect(revoked.events.isEmpty)
+
+                // The tenant suspended: its streams end too.
+                var suspension = TenantStore.Update()
+                suspension.status = .suspended
+                _ = try await tenants.update(id: ferry.tenant.id, suspension)
+                #expect(try await kept.wait { $0.isClosed })
+            }
+        }
+    }
+
     @Test("an open stream ends when Ferry shuts down", .timeLimit(.minutes(1)))
     func streamEndsOnShutdown() async throws {
         try await WebhookHarness.run(start: false) { ferry in

@@ -16,6 +16,7 @@ extension WebhookHarness {
 
     func withAPI<T: Sendable>(
         live: Bool = false, eventStreamsPerTenant: Int = EventStreams.defaultMaximumPerTenant,
+        eventStreamAccessCheckInterval: Duration = .seconds(15),
         _ body: @escaping @Sendable (APIClient) async throws -> T
     ) async throws -> T {
         let dataDirectory = try TestScratch.folder(named: "hooks-api")
@@ -27,7 +28,7 @@ extension WebhookHarness {
             hub: hub,
             files: TenantFiles(dataDirectory: dataDirectory),
             readiness: { Readiness(databaseReachable: true, migrationsApplied: true, workersRunning: true) },
-            maximumEventStreamsPerTenant: eventStreamsPerTenant
+            maximumEventStreamsPerTenant: eventStreamsPerTenant, eventStreamAccessCheckInterval: eventStreamAccessCheckInterval
         )
         let application = Application(
             router: makeRouter(services: services),
