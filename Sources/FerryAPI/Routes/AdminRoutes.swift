@@ -63,7 +63,7 @@ struct AdminRoutes {
 
         router.get("tasks/:taskID") { _, context in
             let task = try await services.database.overview.task(id: try context.parameters.require("taskID"))
-            return try JSONResponse.make(SupportTaskView(tenantId: task.tenantID, task: TaskView(task)))
+            return try JSONResponse.make(SupportTaskView(tenantID: task.tenantID, task: task))
         }
 
         router.get("overview") { request, _ in
@@ -149,11 +149,6 @@ struct APIKeyView: Encodable, Sendable {
         revokedAt = key.revokedAt
         self.apiKey = apiKey
     }
-}
-
-struct SupportTaskView: Encodable, Sendable {
-    var tenantId: String
-    var task: TaskView
 }
 
 extension Request {

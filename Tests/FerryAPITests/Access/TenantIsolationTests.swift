@@ -56,4 +56,24 @@ struct TenantIsolationTests {
             #expect(a.id != b.id)
         }
     }
+
+    @Test("the operator's support view of a task keeps the tenant's credentials and resume data back")
+    func supportViewHidesCredentials() async throws {
+        try await APIHarness.run { api in
+            let tenant = try await api.makeTenant()
+            let session = try await tenant.createSession()
+            let headers: JSONValue = ["Authorization": "Bearer s3cr3t", "Cookie": "id=s3cr3t", "X-Trace": "t-1"]
+            let task = try await tenant.createTask(in: session.id, [
+                "kind": "download", "request": ["url": "http://ada:s3cr3t@example.com/a", "allHTTPHeaderFields": headers],
+            ])
+            let seen = try await api.operatorClient.call(.get, "/admin/v1/tasks/\(task.id)", expecting: .ok, as: JSONValue.self)
+            #expect(seen["tenantId"]?.stringValue == tenant.tenantID)
+            let request = try #require(seen["task"]?["originalRequest"])
+            #expect(request["allHTTPHeaderFields"] == ["Authorization": "[redacted]", "Cookie": "[redacted]", "X-Trace": "t-1"])
+            #expect(request["url"] == "http://ada:redacted@example.com/a")
+            #expect(!String(decoding: seen.serialized(), as: UTF8.self).contains("s3cr3t"))
+            // The tenant's own view is as it sent it.
+            #expect(try await tenant.task(task.id).originalRequest["allHTTPHeaderFields"] == headers)
+        }
+    }
 }
