@@ -32,7 +32,10 @@ public struct CredentialStore: Sendable {
                 INSERT INTO session_credentials (id, tenant_id, session_id, host, port, protocol, realm, authentication_method, user_name, password)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
                 ON CONFLICT (session_id, host, port, protocol, coalesce(realm, ''), authentication_method)
-                DO UPDATE SET id = EXCLUDED.id, user_name = EXCLUDED.user_name, password = EXCLUDED.password, created_at = now()
+                -- A realm of "" and no realm are one protection space here: the one set last is kept
+                -- whole, realm included, as the answer shows it.
+                DO UPDATE SET id = EXCLUDED.id, realm = EXCLUDED.realm, user_name = EXCLUDED.user_name, password = EXCLUDED.password,
+                              created_at = now()
                 """,
                 [id, tenantID, sessionID, space.host, space.port, space.protocol, space.realm, space.authenticationMethod.rawValue, user, password]
             )
