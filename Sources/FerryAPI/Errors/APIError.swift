@@ -105,7 +105,10 @@ extension APIError {
         case let error as StoreError:
             switch error {
             case .notFound(let resource): return .notFound(resource)
-            case .conflict(let detail): return .conflict(detail)
+            case .conflict(let detail, let field):
+                var problem = APIError.conflict(detail)
+                problem.field = field
+                return problem
             case .idempotencyKeyReused:
                 return APIError(
                     status: .unprocessableContent, slug: "idempotency-key-reused",

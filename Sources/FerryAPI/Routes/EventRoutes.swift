@@ -34,11 +34,7 @@ struct EventRoutes {
 
         router.get("events/stream") { request, context in
             let query = QueryParameters(request)
-            let sessionID = try query.string("sessionId")
-            if let sessionID {
-                // Another tenant's session is simply not found.
-                _ = try await services.database.sessions.find(tenantID: context.tenantID, id: sessionID)
-            }
+            let sessionID = try await Self.session(named: try query.string("sessionId"), of: context.tenantID, in: services.database.sessions)
             // Resume after the last event seen (what EventSource sends when it reconnects, to the
             // same URL: `?after=` is read, and checked, either way), or after `?after=`;
             // otherwise start at the end of the log.
@@ -78,6 +74,21 @@ struct EventRoutes {
     }
 
     static let lastEventID = HTTPField.Name("Last-Event-ID")!
+
+    /// The session `?sessionId=` names (`shared` too, as in paths); another tenant's, or none, is
+    /// a 404 naming the parameter.
+    static func session(named id: String?, of tenantID: String, in sessions: SessionStore) async throws -> String? {
+        guard let id else { return nil }
+        do {
+            if id == SharedSessionMiddleware.alias { return try await sessions.shared(tenantID: tenantID).id }
+            return try await sessions.find(tenantID: tenantID, id: id).id
+        } catch StoreError.notFound {
+            var problem = APIError.notFound("session")
+            problem.detail = "query.sessionId: no such session."
+            problem.field = "query.sessionId"
+            throw problem
+        }
+    }
 
     /// `limit` and `after`, read by `after` (a sequence or a position).
     static func page(

@@ -77,8 +77,12 @@ public final class FieldReader {
 
     public func number(_ key: String, in range: ClosedRange<Double>) throws -> Double? {
         guard let value = value(key) else { return nil }
-        guard case .number(let number) = value, number.isFinite else {
+        guard case .number(let number) = value else {
             throw error(key, "must be a number, not \(value.typeDescription).")
+        }
+        guard number.isFinite else {
+            // 1e309 parses, as infinity: it is a number, only not one Ferry can hold.
+            throw error(key, "must be between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound)); this number is too large to hold.")
         }
         guard range.contains(number) else {
             throw error(key, "must be between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound)), not \(Self.format(number)).")

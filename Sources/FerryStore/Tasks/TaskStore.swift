@@ -71,7 +71,7 @@ public struct TaskStore: Sendable {
                     [previousTask, tenantID, partialFile]
                 )
                 guard !adopted.isEmpty else {
-                    throw StoreError.conflict("This resume data was already used, or its partial file is no longer kept.")
+                    throw StoreError.conflict("resumeData: was already used, or its partial file is no longer kept.", field: "resumeData")
                 }
             }
             var task = newTask
@@ -111,8 +111,10 @@ public struct TaskStore: Sendable {
                 }
                 return (try create(connection), true)
             }
-        } catch let error as PostgresError where error.isUniqueViolation && keys != nil {
-            // Two requests with the same keys raced; the other one created the tasks.
+        } catch let error where keys != nil && Self.mayHaveLostARace(error) {
+            // Two requests with the same keys raced; the other one created the tasks. (Its unique
+            // key stopped this one's insert, or, adopting the same resume data, this one found
+            // the partial file already taken once the other committed.)
             return try await pool.withConnection { connection in
                 guard let keys, let existing = try Self.findIdempotent(
                     tenantID: tenantID, sessionID: sessionID, keys: keys, fingerprint: fingerprint, on: connection
@@ -120,6 +122,12 @@ public struct TaskStore: Sendable {
                 return (existing, false)
             }
         }
+    }
+
+    private static func mayHaveLostARace(_ error: any Error) -> Bool {
+        if let error = error as? PostgresError { return error.isUniqueViolation }
+        if case .conflict? = error as? StoreError { return true }
+        return false
     }
 
     /// Inserts tasks (see `NewTask.insert`); refuses when the session is gone or invalidated.

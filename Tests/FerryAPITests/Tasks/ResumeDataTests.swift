@@ -42,8 +42,35 @@ struct ResumeDataTests {
 
             let before = try await api.rowCounts()
             let again = try await tenant.send(.post, "/v1/sessions/\(session.id)/tasks", json: ["kind": "download", "resumeData": .string(token)])
-            expectProblem(again, status: .conflict)
+            expectProblem(again, status: .conflict, field: "resumeData")
             #expect(try await api.rowCounts() == before)
+        }
+    }
+
+    @Test("identical retries of one resume, with one Idempotency-Key and sent at once, all answer the one task")
+    func concurrentIdempotentResumes() async throws {
+        let body = TestOrigin.pattern(count: 600_000, seed: 6)
+        let origin = try TestOrigin { request, responder in
+            try responder.serveResource(body, for: request, etag: "\"strong-6\"", bytesPerSecond: request.header("Range") == nil ? 100_000 : nil)
+        }
+        defer { origin.stop() }
+        try await APIHarness.runWithEngine { api, _ in
+            let tenant = try await api.makeTenant()
+            let session = try await tenant.createSession()
+            let first = try await tenant.createTask(in: session.id, ["kind": "download", "request": ["url": .string(origin.url("/big"))], "resume": true])
+            try await waitUntil(timeout: .seconds(10)) { try await tenant.task(first.id).countOfBytesReceived > 100_000 }
+            let token = try #require(try await tenant.cancelByProducingResumeData(first.id))
+            let headers: HTTPFields = [try #require(HTTPField.Name("Idempotency-Key")): "resume-once"]
+            let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        try await tenant.send(.post, "/v1/sessions/\(session.id)/tasks", json: ["kind": "download", "resumeData": .string(token)], headers: headers)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(replies.allSatisfy { $0.status == .created || $0.status == .ok }, "\(replies.map(\.status))")
+            #expect(Set(replies.compactMap { try? $0.decode(TaskReply.self).id }).count == 1, "\(replies)")
         }
     }
 

@@ -116,7 +116,9 @@ struct EventLogAPITests {
                 let taskEvents = try await stranger.get("/v1/tasks/\(task.id)/events")
                 #expect(taskEvents.status == 404)
                 #expect(try await stranger.get("/v1/sessions/\(session.id)/events").status == 404)
-                #expect(try await stranger.get("/v1/events/stream?sessionId=\(session.id)").status == 404)
+                let stream = try await stranger.get("/v1/events/stream?sessionId=\(session.id)")
+                #expect(stream.status == 404)
+                #expect(stream.json["field"] == "query.sessionId", "the 404 names the parameter")
                 #expect(try await api.get("/v1/tasks/\(task.id)/events").json["data"]?.arrayCount == 1)
             }
         }
