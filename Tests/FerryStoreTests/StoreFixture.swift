@@ -157,3 +157,17 @@ func isConflict(_ error: any Error) -> Bool {
     if case .conflict? = error as? StoreError { return true }
     return false
 }
+
+/// Expects `body` to refuse its `after` cursor: a `StoreError.invalidReference` of query.after.
+func expectUnknownCursor<T>(sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T) async {
+    do {
+        _ = try await body()
+        Issue.record("expected the cursor to be refused, but nothing was thrown", sourceLocation: sourceLocation)
+    } catch {
+        guard case .invalidReference(let field, _)? = error as? StoreError else {
+            Issue.record("expected the cursor to be refused, got \(error)", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(field == "query.after", sourceLocation: sourceLocation)
+    }
+}

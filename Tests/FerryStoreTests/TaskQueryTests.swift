@@ -46,8 +46,9 @@ struct TaskQueryTests {
 
             let afterFirst = try await list(TaskStore.ListFilter(), 50, try #require(all.items.first).id)
             #expect(afterFirst.items.map(\.taskIdentifier) == Array(2...9))
-            // A cursor naming another session's task yields nothing rather than restarting.
-            #expect(try await list(TaskStore.ListFilter(), 50, elsewhere.id).items.isEmpty)
+            // A cursor naming another session's task is refused, rather than restarting or
+            // reading as the end of the list.
+            await expectUnknownCursor { try await list(TaskStore.ListFilter(), 50, elsewhere.id) }
         }
     }
 

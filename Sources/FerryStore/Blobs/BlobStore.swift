@@ -40,6 +40,9 @@ public struct BlobStore: Sendable {
                 """,
                 [tenantID, after, limit + 1]
             )
+            try PageCursor.check(after, pageIsEmpty: rows.isEmpty, resource: "blob") {
+                try !connection.query("SELECT 1 FROM blobs WHERE id = $1 AND tenant_id = $2", [$0, tenantID]).isEmpty
+            }
             return try Page(rows: rows, limit: limit, decode: Self.decode, cursor: \.id)
         }
     }

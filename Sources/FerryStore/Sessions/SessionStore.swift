@@ -75,6 +75,9 @@ public struct SessionStore: Sendable {
                 """,
                 [tenantID, after, limit + 1]
             )
+            try PageCursor.check(after, pageIsEmpty: rows.isEmpty, resource: "session") {
+                try !connection.query("SELECT 1 FROM sessions WHERE id = $1 AND tenant_id = $2", [$0, tenantID]).isEmpty
+            }
             return try Page(rows: rows, limit: limit, decode: Self.decode, cursor: \.id)
         }
     }

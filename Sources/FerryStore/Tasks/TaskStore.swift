@@ -174,6 +174,9 @@ public struct TaskStore: Sendable {
                 """,
                 [tenantID, sessionID, filter.states?.map(\.rawValue), filter.kinds?.map(\.rawValue), after, limit + 1]
             )
+            try PageCursor.check(after, pageIsEmpty: rows.isEmpty, resource: "task") {
+                try !connection.query("SELECT 1 FROM tasks WHERE id = $1 AND session_id = $2 AND tenant_id = $3", [$0, sessionID, tenantID]).isEmpty
+            }
             return try Page(rows: rows, limit: limit, decode: TaskRow.decode, cursor: \.id)
         }
     }

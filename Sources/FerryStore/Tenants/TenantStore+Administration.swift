@@ -14,6 +14,9 @@ extension TenantStore {
                 """,
                 [after, limit + 1]
             )
+            try PageCursor.check(after, pageIsEmpty: rows.isEmpty, resource: "tenant") {
+                try !connection.query("SELECT 1 FROM tenants WHERE id = $1", [$0]).isEmpty
+            }
             return try Page(rows: rows, limit: limit, decode: Self.decode, cursor: \.id)
         }
     }

@@ -40,6 +40,9 @@ extension WebhookStore {
                 """,
                 [tenantID, filter.statuses?.map(\.rawValue), filter.taskID, filter.sessionID, filter.endpointID, after, limit + 1]
             )
+            try PageCursor.check(after, pageIsEmpty: rows.isEmpty, resource: "delivery") {
+                try !connection.query("SELECT 1 FROM webhook_deliveries WHERE id = $1 AND tenant_id = $2", [$0, tenantID]).isEmpty
+            }
             var page = try Page(rows: rows, limit: limit, decode: WebhookDeliveryRecord.decode, cursor: \.id)
             page.items = try Self.withAttempts(page.items, on: connection)
             return page

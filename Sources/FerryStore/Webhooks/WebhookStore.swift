@@ -26,6 +26,9 @@ public struct WebhookStore: Sendable {
                 """,
                 [tenantID, after, limit + 1]
             )
+            try PageCursor.check(after, pageIsEmpty: rows.isEmpty, resource: "webhook endpoint") {
+                try !connection.query("SELECT 1 FROM webhook_endpoints WHERE id = $1 AND tenant_id = $2", [$0, tenantID]).isEmpty
+            }
             return try Page(rows: rows, limit: limit, decode: WebhookEndpointRecord.decode, cursor: \.id)
         }
     }

@@ -38,7 +38,11 @@ struct TenantIsolationTests {
             let own = try await intruder.createSession()
 
             #expect(try await intruder.sessions().data.map(\.id) == [own.id])
-            #expect(try await intruder.sessions(query: "?after=\(session.id)").data.isEmpty)
+            // Another tenant's session as a cursor: refused exactly as one that names nothing.
+            let foreign = try await intruder.send(.get, "/v1/sessions?after=\(session.id)")
+            let unknown = try await intruder.send(.get, "/v1/sessions?after=ses_unknown")
+            let problem = expectProblem(foreign, status: .badRequest, field: "query.after")
+            #expect(problem?.detail == unknown.problem?.detail)
             #expect(try await intruder.tasks(in: own.id).data.isEmpty)
         }
     }

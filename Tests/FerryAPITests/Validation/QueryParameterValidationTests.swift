@@ -46,6 +46,9 @@ struct QueryParameterValidationTests {
             BadQuery(route, "after=", field: "query.after"),
             BadQuery(route, "after=" + String(repeating: "c", count: 129), field: "query.after"),
             BadQuery(route, "after=ses_%00", field: "query.after"),
+            // Well-formed, but naming nothing of the list: not an empty last page.
+            BadQuery(route, "after=ses_nope", field: "query.after"),
+            BadQuery(route, "after=tsk_nope", field: "query.after"),
         ]
     }
 
@@ -99,6 +102,8 @@ struct QueryParameterValidationTests {
             let next = try await tenant.sessions(query: "?limit=1&after=\(try #require(page.nextCursor))")
             #expect(next.data.map(\.id) == [second.id])
             #expect(next.nextCursor == nil)
+            // After the last item: an empty page, not a refusal.
+            #expect(try await tenant.sessions(query: "?after=\(second.id)").data.isEmpty)
 
             #expect(try await tenant.tasks(in: first.id, query: "?state=running").data.map(\.id) == [download.id])
             #expect(try await tenant.tasks(in: first.id, query: "?state=suspended,running").data.count == 2)
