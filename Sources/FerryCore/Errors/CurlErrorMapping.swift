@@ -45,7 +45,7 @@ public enum CurlErrorMapping {
     private static let urlMalformat: Int32 = 3              // CURLE_URL_MALFORMAT
     private static let couldntResolveProxy: Int32 = 5       // CURLE_COULDNT_RESOLVE_PROXY
     private static let couldntResolveHost: Int32 = 6        // CURLE_COULDNT_RESOLVE_HOST
-    private static let couldntConnect: Int32 = 7            // CURLE_COULDNT_CONNECT
+    public static let couldntConnect: Int32 = 7             // CURLE_COULDNT_CONNECT
     private static let weirdServerReply: Int32 = 8          // CURLE_WEIRD_SERVER_REPLY
     private static let http2: Int32 = 16                    // CURLE_HTTP2
     private static let partialFile: Int32 = 18              // CURLE_PARTIAL_FILE

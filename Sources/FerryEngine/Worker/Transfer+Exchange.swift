@@ -358,7 +358,12 @@ extension Transfer {
     /// The URLSession error for a failed exchange: ours when we caused it, else curl's, mapped.
     private func error(for result: Int32) -> TransferError {
         if let failure { return failure }
-        if let refusal { return TransferError(code: .cannotConnectToHost, failingURL: request.url, reason: refusal) }
+        // Only when no address could be connected to: curl tries a host's other addresses after a
+        // refused one, and a failure on one it reached (a cut body, a bad certificate, a timeout)
+        // is that failure, not the policy's (which would also keep a background task from retrying).
+        if let refusal, result == CurlErrorMapping.couldntConnect {
+            return TransferError(code: .cannotConnectToHost, failingURL: request.url, reason: refusal)
+        }
         let detail = easy.lastErrorDetail ?? ""
         var code = CurlErrorMapping.urlErrorCode(
             curlCode: result, sslVerifyResult: easy.sslVerifyResult,
