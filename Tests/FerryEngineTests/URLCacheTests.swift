@@ -96,14 +96,21 @@ struct URLCacheTests {
         }
     }
 
-    @Test("returnCacheDataDontLoad with nothing cached fails with -1009 and never touches the network")
-    func dontLoad() async throws {
+    @Test("returnCacheDataDontLoad with nothing cached fails with -1009 at once and never touches the network", arguments: [
+        SessionKind.default, .background,
+    ])
+    func dontLoad(kind: SessionKind) async throws {
         let origin = try origin()
         defer { origin.stop() }
         try await EngineHarness.run { ferry in
-            let session = try await ferry.makeSession()
+            var configuration = SessionConfiguration(kind: kind)
+            if kind == .background { configuration.identifier = "cache-only" }
+            let session = try await ferry.makeSession(configuration)
+            let started = ContinuousClock.now
             let task = try await run(ferry, session, origin.url("/fresh"), policy: .returnCacheDataDontLoad)
             #expect(task.error?.code == -1009)
+            // Not retried as a network failure (a background session's first retry waits seconds).
+            #expect(ContinuousClock.now - started < .seconds(1.5), "took \(ContinuousClock.now - started)")
             #expect(origin.requests.isEmpty)
         }
     }

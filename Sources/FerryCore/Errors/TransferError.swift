@@ -21,6 +21,10 @@ public struct TransferError: Error, Codable, Equatable, Sendable {
     /// network or host, a connect or DNS lookup that timed out): what `waitsForConnectivity`
     /// waits out. Known only to the owner that saw the failure; not part of the API's error.
     public var isTransientConnectivityFailure = false
+    /// The request's own failure, not the network's or the origin's (a cache-only request with
+    /// nothing cached answers -1009): another attempt meets it again, so none is made. Not
+    /// encoded, as the flag above.
+    public var isFinal = false
 
     public static let urlErrorDomain = "NSURLErrorDomain"
 

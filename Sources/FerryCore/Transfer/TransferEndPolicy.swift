@@ -99,7 +99,7 @@ public struct TransferEndPolicy: Sendable {
 
     /// Failures a later attempt may not meet again.
     static func isTransient(_ error: TransferError) -> Bool {
-        guard !error.isPolicyRefusal else { return false }
+        guard !error.isPolicyRefusal, !error.isFinal else { return false }
         return [
             URLErrorCode.timedOut, .cannotFindHost, .cannotConnectToHost, .networkConnectionLost, .dnsLookupFailed,
             .notConnectedToInternet, .badServerResponse, .cannotParseResponse, .secureConnectionFailed,

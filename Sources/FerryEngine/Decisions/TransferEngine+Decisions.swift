@@ -45,6 +45,9 @@ extension TransferEngine {
     func subscribe(_ job: inout TransferJob) {
         guard gateway != nil, let subscription = job.claim.delegate else { return }
         job.decisions = Set(EventType.allCases.filter { $0.isDecision && subscription.subscribes(to: $0) })
+        // A background session always follows redirects: URLSession does not ask its delegate
+        // (the event is still written, decided by the default).
+        if job.claim.configuration.kind == .background { job.decisions.remove(.taskWillPerformHTTPRedirection) }
         job.receivesData = subscription.subscribes(to: .dataTaskDidReceiveData)
     }
 

@@ -107,10 +107,12 @@ extension TransferEngine {
                 reportSink.yield(.ended(.answeredFromCache(job)))
                 return nil
             case .failNotCached:
-                let error = TransferError(
+                var error = TransferError(
                     code: CacheLookup.notCachedError, failingURL: claim.originalRequest.url,
                     reason: "the cache policy forbids loading and the URL cache has no response for this request"
                 )
+                // Not the network's doing: a background session must not retry it for minutes.
+                error.isFinal = true
                 reportSink.yield(.ended(.notStarted(job, end: .failed(error))))
                 return nil
             case .revalidate, .fetch:

@@ -30,10 +30,13 @@ struct EngineDecisionTests {
         addressPolicy: AddressPolicy(allowedNetworks: [try! CIDRBlock("127.0.0.0/8")])
     )
 
-    private func session(_ ferry: EngineHarness, receiver: Receiver, events: Set<EventType>? = nil) async throws -> SessionRecord {
-        try await ferry.database.database.sessions.create(
-            tenantID: ferry.tenant.id,
-            SessionCreation(configuration: SessionConfiguration(kind: .default), delegate: DelegateSpec(url: receiver.url, events: events))
+    private func session(
+        _ ferry: EngineHarness, receiver: Receiver, events: Set<EventType>? = nil, kind: SessionKind = .default
+    ) async throws -> SessionRecord {
+        var configuration = SessionConfiguration(kind: kind)
+        if kind == .background { configuration.identifier = "decisions" }
+        return try await ferry.database.database.sessions.create(
+            tenantID: ferry.tenant.id, SessionCreation(configuration: configuration, delegate: DelegateSpec(url: receiver.url, events: events))
         ).session
     }
 
@@ -76,6 +79,21 @@ struct EngineDecisionTests {
             #expect(try await ferry.responseBody(of: task.id) == Array("see /target".utf8))
             #expect(origin.requests(path: "/target").isEmpty)
             #expect(try await decidedBy(ferry, task: task.id, type: .taskWillPerformHTTPRedirection) == "receiver")
+        }
+    }
+
+    @Test("a background session follows the redirect without asking: the event is sent, decided by the default")
+    func backgroundSessionFollowsRedirects() async throws {
+        let origin = try origin()
+        let receiver = try Receiver(replies: ["task.willPerformHTTPRedirection": #"{"request": null}"#])
+        defer { origin.stop(); receiver.origin.stop() }
+        try await EngineHarness.run(webhooks: Self.webhooks) { ferry in
+            let session = try await session(ferry, receiver: receiver, kind: .background)
+            let task = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .download, url: origin.url("/moved")).id)
+            #expect(task.error == nil)
+            #expect(task.response?.statusCode == 200)
+            #expect(origin.requests(path: "/target").count == 1)
+            #expect(try await decidedBy(ferry, task: task.id, type: .taskWillPerformHTTPRedirection) == "default")
         }
     }
 
