@@ -16,6 +16,10 @@ public enum EarlierDeliveries: Sendable {
     case taken([ClaimedDelivery])
     /// At least one is being attempted (by a queue, here or on another instance): wait for it.
     case inFlight
+    /// At least one failed and waits for its retry (its backoff, or the receiver's
+    /// `Retry-After`): it is not sent early, which would spend its retries in a burst and
+    /// ignore what the receiver asked; the decision takes its default.
+    case backingOff
 }
 
 extension WebhookLedger {
@@ -39,11 +43,13 @@ extension WebhookLedger {
         guard !decisions.isEmpty else { return [:] }
         let earlier = try connection.query(
             """
-            SELECT c.decision, d.id, d.leased
+            SELECT c.decision, d.id, d.leased, d.backing_off
             FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[]) WITH ORDINALITY AS c(decision, endpoint_id, stream_id, sequence, ordinal)
             -- Each stream by its index: joined, the planner read every pending delivery.
             CROSS JOIN LATERAL (
-                SELECT p.id, p.sequence, coalesce(p.lease_expires_at >= now(), false) AS leased FROM webhook_deliveries p
+                SELECT p.id, p.sequence, coalesce(p.lease_expires_at >= now(), false) AS leased,
+                       p.attempts > 0 AND p.next_attempt_at > now() AS backing_off
+                FROM webhook_deliveries p
                 WHERE p.endpoint_id = c.endpoint_id AND p.stream_id = c.stream_id AND p.status = 'pending'
                   AND p.sequence < c.sequence AND p.id <> ALL($5::text[])
                 ORDER BY p.sequence
@@ -53,17 +59,20 @@ extension WebhookLedger {
             """,
             [decisions.map(\.deliveryID), decisions.map(\.endpointID), decisions.map(\.streamID), decisions.map(\.event.sequence), answered]
         )
-        var found: [String: (ids: [String], inFlight: Bool)] = [:]
+        var found: [String: (ids: [String], inFlight: Bool, backingOff: Bool)] = [:]
         for row in earlier {
             let decision = try row.decode("decision", as: String.self)
-            found[decision, default: ([], false)].ids.append(try row.decode("id"))
+            found[decision, default: ([], false, false)].ids.append(try row.decode("id"))
             if try row.decode("leased", as: Bool.self) { found[decision]?.inFlight = true }
+            if try row.decode("backing_off", as: Bool.self) { found[decision]?.backingOff = true }
         }
         var answers: [String: EarlierDeliveries] = [:]
         var owner: [String: String] = [:]
         for (decision, entry) in found {
             if entry.inFlight {
                 answers[decision] = .inFlight
+            } else if entry.backingOff {
+                answers[decision] = .backingOff
             } else {
                 for id in entry.ids { owner[id] = decision }
             }

@@ -54,6 +54,10 @@ extension WebhookService: DecisionGateway {
                         }
                     }
                     if allDelivered { return await send(claim.decision, before: deadline, honouring: honouring) }
+                case .backingOff:
+                    try await recordUnsent(claim.decision, startedAt: startedAt, deadline: deadline, timeout: timeout,
+                                           why: "an earlier delivery of this task failed and waits for its retry")
+                    return nil
                 case .inFlight:
                     // Someone else's attempt of an earlier delivery: it ends within its timeout.
                     try await Task.sleep(for: min(pause, max(deadline - ContinuousClock.now, .zero)))

@@ -178,6 +178,42 @@ struct EngineDecisionTests {
         }
     }
 
+    @Test("an earlier delivery waiting for its retry is not sent early by each decision: the decisions take their default")
+    func earlierDeliveryBackingOff() async throws {
+        let origin = try TestOrigin(TestOrigin.routes([
+            "/r1": { _, responder in try responder.respond(status: 302, headers: [("Location", "/r2")], body: []) },
+            "/r2": { _, responder in try responder.respond(status: 302, headers: [("Location", "/r3")], body: []) },
+            "/r3": { _, responder in try responder.respond(status: 302, headers: [("Location", "/target")], body: []) },
+            "/target": { request, responder in try responder.serveResource(Array("target".utf8), for: request) },
+        ]))
+        // Busy for anything but a decision, and says when to come back.
+        let receiver = try TestOrigin { request, responder in
+            let type = (try? JSONValue.parse(request.body))?["type"]?.stringValue ?? ""
+            if type == EventType.taskWillPerformHTTPRedirection.rawValue {
+                try responder.respond(status: 200, headers: [("Content-Type", "application/json")], body: Array("{}".utf8))
+            } else {
+                try responder.respond(status: 503, headers: [("Retry-After", "300")], body: [])
+            }
+        }
+        defer { origin.stop(); receiver.stop() }
+        try await EngineHarness.run(webhooks: Self.webhooks) { ferry in
+            let session = try await ferry.database.database.sessions.create(
+                tenantID: ferry.tenant.id,
+                SessionCreation(configuration: SessionConfiguration(kind: .default), delegate: DelegateSpec(url: receiver.url("/hook"), events: nil))
+            ).session
+            let task = try await ferry.completion(of: try await ferry.startTask(in: session, kind: .data, url: origin.url("/r1")).id)
+            #expect(task.error == nil)
+            #expect(task.response?.statusCode == 200, "the redirects were followed, by default")
+            let attempts = try await ferry.database.database.pool.withConnection { connection in
+                try connection.query(
+                    "SELECT attempts FROM webhook_deliveries WHERE task_id = $1 AND event_type = $2", [task.id, EventType.taskDidCreateTask.rawValue]
+                ).first?.decode(0, as: Int.self)
+            }
+            // One attempt (by the queue, or by the first decision), not one per redirect.
+            #expect(attempts == 1)
+        }
+    }
+
     @Test("a decision's delivery is claimed by the transaction that writes its event, after the task's earlier events")
     func claimedWithTheEvent() async throws {
         let origin = try origin()
