@@ -82,8 +82,11 @@ public final class NotificationHub: Sendable {
                 }
             }
         } onCancel: {
-            listener.stop()
+            // Not `stop()`: joining the thread would block the cooperative thread that cancels
+            // for as long as a libpq call in progress takes (a reconnect to an absent server).
+            listener.requestStop()
         }
+        await listener.close()
         // Finish outside the lock: finishing runs onTermination, which takes the lock itself.
         let remaining = subscribers.withLock { subscribers in
             defer { subscribers.removeAll() }
