@@ -314,6 +314,13 @@ extension TransferEngine {
 
     private func removePartialFile(of ended: EndedTransfer) async {
         guard let path = ended.job.partialPath else { return }
-        _ = try? await blocking.run { FileOperations.remove(path) }
+        let file = ended.file ?? ended.job.partialFile?.file
+        _ = try? await blocking.run {
+            // Emptied here first: the file stays open until the transfer's last reference goes,
+            // often on the cooperative pool, and the close of an unlinked multi-GB file frees its
+            // blocks there (synchronously, on ext4).
+            try? file?.truncateToZero()
+            FileOperations.remove(path)
+        }
     }
 }

@@ -84,7 +84,9 @@ struct ServeCommand: AsyncParsableCommand {
         var services = APIServices(
             database: database, resumeData: resumeData, eventCursors: eventCursors, hub: hub,
             files: TenantFiles(dataDirectory: settings.dataDirectory),
-            readiness: { await Self.readiness(database: database, engine: engine) },
+            readiness: { [latestMigration = (try? Migrator(logger: logger))?.latestVersion] in
+                await Self.readiness(database: database, engine: engine, latestMigration: latestMigration)
+            },
             metricsExposition: { metrics.emitToBuffer() },
             maximumEventStreamsPerTenant: settings.maximumEventStreamsPerTenant
         )
@@ -116,12 +118,13 @@ struct ServeCommand: AsyncParsableCommand {
         try await group.run()
     }
 
-    static func readiness(database: FerryDatabase, engine: TransferEngine) async -> Readiness {
+    /// `latestMigration`: the bundled migrations' latest version, read from their files once at
+    /// start, not by every probe (file reads on the cooperative pool).
+    static func readiness(database: FerryDatabase, engine: TransferEngine, latestMigration: Int?) async -> Readiness {
         let version = try? await Migrator.appliedVersion(database.pool)
-        let latest = (try? Migrator(logger: Logger(label: "ferry")))?.latestVersion
         return Readiness(
             databaseReachable: version != nil,
-            migrationsApplied: version != nil && version == latest,
+            migrationsApplied: version != nil && version == latestMigration,
             workersRunning: engine.isRunning
         )
     }
