@@ -140,13 +140,19 @@ private final class TransferWorkerLoop {
                     expireStreams()
                 }
                 try multi.perform()
+                // Each completion is handled whatever befalls another: the batch is read from
+                // curl once, and a transfer skipped here would never end (nor its lease).
                 for (easy, result) in multi.completedTransfers() {
                     guard let transfer = easy.delegate as? Transfer else { continue }
-                    try multi.remove(easy)
+                    do { try multi.remove(easy) } catch {
+                        logger.error("removing a finished exchange failed", metadata: ["error": "\(error)", "worker": "\(worker.index)"])
+                    }
                     if let end = transfer.exchangeFinished(result: result) {
                         finish(transfer, end)
                     } else {
-                        try addIfReady(transfer)
+                        do { try addIfReady(transfer) } catch {
+                            finish(transfer, .failed(TransferError(code: .unknown, failingURL: transfer.request.url, reason: "curl refused the next exchange: \(error)")))
+                        }
                     }
                 }
                 worker.setTransferCount(transfers.count)

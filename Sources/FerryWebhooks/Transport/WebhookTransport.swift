@@ -136,7 +136,11 @@ private final class WebhookTransportLoop {
                 try multi.perform()
                 for (easy, result) in multi.completedTransfers() {
                     guard let exchange = exchanges.removeValue(forKey: ObjectIdentifier(easy)) else { continue }
-                    try multi.remove(easy)
+                    // Whatever the removal says, the exchange is over and its sender is answered:
+                    // the batch's completions are read once, and one left unanswered waits forever.
+                    do { try multi.remove(easy) } catch {
+                        logger.error("removing a finished webhook exchange failed", metadata: ["error": "\(error)"])
+                    }
                     exchange.finish(curlCode: result)
                 }
                 try multi.poll(timeoutMilliseconds: 1000)
