@@ -4,7 +4,8 @@ import Testing
 
 @Suite("API keys and operator tokens")
 struct SecurityAPIKeyTests {
-    /// Computed independently (Python: zlib.crc32, base62 `0-9A-Za-z`, hashlib.sha256).
+    /// Computed independently (Python: zlib.crc32, base62 `0-9A-Za-z`, hashlib.sha256). Of the
+    /// earlier shape, 22 random symbols: such keys stay valid.
     private let knownKey = "fy_live_Ferry0123456789abcdefg3EyfXE"
     private let knownKeyHash = "d35f7fa9948cedb4fe6274c19f6f3270f7b53beca8b10ae4e6371c42f7897ca7"
 
@@ -31,11 +32,20 @@ struct SecurityAPIKeyTests {
         #expect(hex(APIKey.hash(knownKey)) == knownKeyHash)
     }
 
+    @Test func parsesAKeyOfTheCurrentShapeMadeByAnotherImplementation() throws {
+        // 30 random symbols (Python, as above).
+        let key = "fy_live_Ferry0123456789abcdefghijklmno3dg2bA"
+        let parsed = try #require(APIKey.parse(key))
+        #expect(parsed.lookupPrefix == "Ferry012")
+        #expect(hex(parsed.hash) == "fdd5317a965a045ff499ad2912d1813fecc20168e7e9bf0058e5bcd403283e83")
+    }
+
     @Test func generatedKeyHasTheDocumentedShape() throws {
         var generator = SplitMix64(seed: 42)
         let key = APIKey.generate(using: &generator)
         #expect(key.hasPrefix("fy_live_"))
-        #expect(key.utf8.count == 8 + 22 + 6)
+        // 8 symbols to find the row, then 22 (131 bits) that are never stored.
+        #expect(key.utf8.count == 8 + 30 + 6)
         #expect(key.utf8.dropFirst(8).allSatisfy(Base62.contains))
         let parsed = try #require(APIKey.parse(key))
         #expect(parsed.lookupPrefix == String(key.dropFirst(8).prefix(8)))
@@ -77,7 +87,7 @@ struct SecurityAPIKeyTests {
         var generator = SplitMix64(seed: 1)
         let token = AdminToken.generate(using: &generator)
         #expect(token.hasPrefix("fy_admin_"))
-        #expect(token.utf8.count == 9 + 22 + 6)
+        #expect(token.utf8.count == 9 + 30 + 6)
         let parsed = try #require(AdminToken.parse(token))
         #expect(parsed.hash == AdminToken.hash(token))
         #expect(APIKey.parse(token) == nil)

@@ -1,13 +1,17 @@
 import Crypto
 
 /// The shape shared by tenant API keys and the operator token:
-/// `<prefix><22 base62 random symbols><6 base62 symbols of the CRC-32 of the random part>`.
+/// `<prefix><30 base62 random symbols><6 base62 symbols of the CRC-32 of the random part>`.
 ///
-/// 22 symbols of base62 carry 22 · log2(62) ≈ 131 random bits. The visible prefix tells people
-/// and secret scanners what leaked; the checksum lets a mistyped or invented key be refused
-/// before any database work.
+/// The first 8 random symbols find the key's row and are stored in clear (and shown to
+/// operators); the other 22 carry 22 · log2(62) ≈ 131 bits that only the key's holder knows.
+/// Keys made before had 22 random symbols in all, 8 of them the lookup prefix (83 secret bits):
+/// they are still accepted. The visible prefix tells people and secret scanners what leaked;
+/// the checksum lets a mistyped or invented key be refused before any database work.
 struct ChecksummedToken: Sendable {
-    static let randomLength = 22
+    static let randomLength = 30
+    /// The random part of keys made before the lookup prefix was counted apart.
+    static let earlierRandomLength = 22
     static let checksumLength = 6
     static let lookupPrefixLength = 8
 
@@ -21,12 +25,13 @@ struct ChecksummedToken: Sendable {
     func parse(_ presented: String) -> ParsedAPIKey? {
         let bytes = Array(presented.utf8)
         let prefixBytes = Array(prefix.utf8)
-        guard bytes.count == prefixBytes.count + Self.randomLength + Self.checksumLength,
+        let randomLength = bytes.count - prefixBytes.count - Self.checksumLength
+        guard randomLength == Self.randomLength || randomLength == Self.earlierRandomLength,
               bytes.starts(with: prefixBytes)
         else { return nil }
         let body = bytes[prefixBytes.count...]
         guard body.allSatisfy(Base62.contains) else { return nil }
-        let random = String(decoding: body.prefix(Self.randomLength), as: UTF8.self)
+        let random = String(decoding: body.prefix(randomLength), as: UTF8.self)
         let checksum = String(decoding: body.suffix(Self.checksumLength), as: UTF8.self)
         guard checksum == Self.checksum(of: random) else { return nil }
         return ParsedAPIKey(
