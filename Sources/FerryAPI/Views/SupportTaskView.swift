@@ -15,6 +15,9 @@ struct SupportTaskView: Encodable, Sendable {
         var task = task
         task.originalRequest = Self.redacting(task.originalRequest)
         task.currentRequest = task.currentRequest.map(Self.redacting)
+        // The URL, password and all, is repeated in the response and in the error.
+        if let url = task.response?.url { task.response?.url = Self.redactingPassword(url) }
+        if let url = task.error?.failingURL { task.error?.failingURL = Self.redactingPassword(url) }
         task.error?.resumeData = nil
         self.tenantId = tenantID
         self.task = TaskView(task)
@@ -25,10 +28,13 @@ struct SupportTaskView: Encodable, Sendable {
         for name in request.allHTTPHeaderFields.keys where RedirectPolicy.credentialFields.contains(name.lowercased()) {
             request.allHTTPHeaderFields[name] = redacted
         }
-        if var components = URLComponents(string: request.url), components.password != nil {
-            components.percentEncodedPassword = "redacted"
-            request.url = components.string ?? request.url
-        }
+        request.url = redactingPassword(request.url)
         return request
+    }
+
+    static func redactingPassword(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.percentEncodedPassword = "redacted"
+        return components.string ?? url
     }
 }

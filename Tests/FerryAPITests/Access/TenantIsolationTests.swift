@@ -61,9 +61,9 @@ struct TenantIsolationTests {
         }
     }
 
-    @Test("the operator's support view of a task keeps the tenant's credentials and resume data back")
+    @Test("the operator's support view of a task keeps the tenant's credentials and resume data back, also once it ran")
     func supportViewHidesCredentials() async throws {
-        try await APIHarness.run { api in
+        try await APIHarness.runWithEngine { api, _ in
             let tenant = try await api.makeTenant()
             let session = try await tenant.createSession()
             let headers: JSONValue = ["Authorization": "Bearer s3cr3t", "Cookie": "id=s3cr3t", "X-Trace": "t-1"]
@@ -78,6 +78,15 @@ struct TenantIsolationTests {
             #expect(!String(decoding: seen.serialized(), as: UTF8.self).contains("s3cr3t"))
             // The tenant's own view is as it sent it.
             #expect(try await tenant.task(task.id).originalRequest["allHTTPHeaderFields"] == headers)
+
+            // Run (nothing listens on port 1): the error repeats the URL.
+            let failed = try await tenant.createTask(in: session.id, [
+                "kind": "download", "request": ["url": "http://ada:s3cr3t@127.0.0.1:1/a"], "resume": true,
+            ])
+            #expect(try await tenant.task(failed.id, wait: 15).state == "completed")
+            let ran = try await api.operatorClient.call(.get, "/admin/v1/tasks/\(failed.id)", expecting: .ok, as: JSONValue.self)
+            #expect(ran["task"]?["error"]?["failingURL"] == "http://ada:redacted@127.0.0.1:1/a")
+            #expect(!String(decoding: ran.serialized(), as: UTF8.self).contains("s3cr3t"))
         }
     }
 }
