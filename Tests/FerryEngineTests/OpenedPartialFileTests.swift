@@ -48,7 +48,7 @@ final class OpenedPartialFileTests {
     func keepsWhatTheCheckpointVouchesFor(_ example: Case) throws {
         try write(example.onDisk, to: partialPath)
         let claimed = example.checkpointed.map { checkpoint(bytesOnDisk: $0) }
-        let opened = try OpenedPartialFile.open(at: partialPath, finishedPath: finishedPath, checkpoint: claimed)
+        let opened = try OpenedPartialFile.open(at: partialPath, finishedPaths: [finishedPath], checkpoint: claimed)
         #expect(opened.resumingFrom == (example.resumes ? claimed : nil))
         #expect(opened.file.bytesWritten == example.kept)
         #expect(FileOperations.size(of: partialPath) == example.kept)
@@ -57,10 +57,28 @@ final class OpenedPartialFileTests {
     @Test("a finished file whose completion was never recorded is taken back whole")
     func recoversAFinishedFile() throws {
         try write(10, to: finishedPath)
-        let opened = try OpenedPartialFile.open(at: partialPath, finishedPath: finishedPath, checkpoint: checkpoint(bytesOnDisk: 4))
+        let opened = try OpenedPartialFile.open(at: partialPath, finishedPaths: [finishedPath], checkpoint: checkpoint(bytesOnDisk: 4))
         #expect(opened.resumingFrom?.bytesOnDisk == 10)
         #expect(opened.file.bytesWritten == 10)
         #expect(FileOperations.size(of: finishedPath) == nil)
+    }
+
+    @Test("finished files are looked for in order: the task's own, then the one of the task whose resume data it adopted")
+    func recoversFromTheFirstFinishedFileFound() throws {
+        let adopted = folder + "/adopted.download"
+        try write(7, to: adopted)
+        // The task's own is missing: the adopted task's is taken.
+        let first = try OpenedPartialFile.open(at: partialPath, finishedPaths: [finishedPath, adopted], checkpoint: checkpoint(bytesOnDisk: 4))
+        #expect(first.resumingFrom?.bytesOnDisk == 7)
+        withExtendedLifetime(first) {}
+        FileOperations.remove(partialPath)
+        // Both there: the task's own comes first, the other is left.
+        try write(10, to: finishedPath)
+        try write(7, to: adopted)
+        let second = try OpenedPartialFile.open(at: partialPath, finishedPaths: [finishedPath, adopted], checkpoint: checkpoint(bytesOnDisk: 4))
+        #expect(second.resumingFrom?.bytesOnDisk == 10)
+        #expect(FileOperations.size(of: adopted) == 7)
+        withExtendedLifetime(second) {}
     }
 
     @Test("a finished file the URL cache links to is left to the cache: the transfer starts over in a file of its own")
@@ -70,7 +88,7 @@ final class OpenedPartialFileTests {
         #expect(link(finishedPath, cachedPath) == 0)
         // Neither with a checkpoint nor without one is the cache's inode trimmed or written.
         for claimed in [checkpoint(bytesOnDisk: 4), nil] {
-            let opened = try OpenedPartialFile.open(at: partialPath, finishedPath: finishedPath, checkpoint: claimed)
+            let opened = try OpenedPartialFile.open(at: partialPath, finishedPaths: [finishedPath], checkpoint: claimed)
             #expect(opened.resumingFrom == nil)
             #expect(opened.file.bytesWritten == 0)
             try [1, 2, 3].withUnsafeBytes { try opened.file.append($0) }
@@ -86,9 +104,9 @@ final class OpenedPartialFileTests {
 
     @Test("a second opening of the same file, while the first is held, is refused as busy")
     func refusesASecondOwner() throws {
-        let first = try OpenedPartialFile.open(at: partialPath, finishedPath: nil, checkpoint: nil)
+        let first = try OpenedPartialFile.open(at: partialPath, finishedPaths: [], checkpoint: nil)
         #expect(throws: FileFailure.self) {
-            _ = try OpenedPartialFile.open(at: partialPath, finishedPath: nil, checkpoint: nil)
+            _ = try OpenedPartialFile.open(at: partialPath, finishedPaths: [], checkpoint: nil)
         }
         withExtendedLifetime(first) {}
     }

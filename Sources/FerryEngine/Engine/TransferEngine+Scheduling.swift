@@ -89,7 +89,7 @@ extension TransferEngine {
         } catch {
             logger.error("cannot prepare a claimed task", metadata: ["task": "\(claim.taskID)", "error": "\(error)"])
             let placeholder = TransferJob(
-                claim: claim, partialName: nil, partialPath: nil, finishedPath: nil, uploadFilePath: nil,
+                claim: claim, partialName: nil, partialPath: nil, uploadFilePath: nil,
                 addressPolicy: configuration.addressPolicy, maximumDataBytes: configuration.maximumDataBytes,
                 userAgent: configuration.userAgent
             )
@@ -126,10 +126,10 @@ extension TransferEngine {
     /// loop must not wait for the disk); nil when the file cannot be opened (reported here).
     private func openPartialFile(of job: TransferJob) async -> TransferJob? {
         guard job.claim.kind == .download, let path = job.partialPath else { return job }
-        let (finishedPath, checkpoint) = (job.finishedPath, job.claim.checkpoint)
+        let (finishedPaths, checkpoint) = (job.finishedPaths, job.claim.checkpoint)
         do {
             var job = job
-            job.partialFile = try await blocking.run { try OpenedPartialFile.open(at: path, finishedPath: finishedPath, checkpoint: checkpoint) }
+            job.partialFile = try await blocking.run { try OpenedPartialFile.open(at: path, finishedPaths: finishedPaths, checkpoint: checkpoint) }
             return job
         } catch let failure as FileFailure {
             if !failure.isBusy {
@@ -179,18 +179,18 @@ extension TransferEngine {
         let tenantID = claim.tenantID
         var partialName: String?
         var partialPath: String?
-        var finishedPath: String?
+        var finishedPaths: [String] = []
         // Data tasks too: a delegate may turn one into a download (`becomeDownload`).
         if claim.kind != .upload {
             let name = claim.checkpoint?.partialFile ?? TenantFiles.partialName(taskID: claim.taskID)
             partialName = name
             partialPath = try files.path(.partial, tenantID: tenantID, name: name)
-            // Where the task that wrote the partial file renamed it when it finished: after
-            // resume data was adopted, that task's name, not this one's (its owner may have died
-            // between that rename and the commit, and a default session's task is then completed
-            // with resume data naming the partial file).
-            let writer = TenantFiles.taskID(ofPartialName: name) ?? claim.taskID
-            finishedPath = try files.path(.downloads, tenantID: tenantID, name: TenantFiles.downloadName(taskID: writer))
+            // Where an owner that died between renaming the finished file and recording the end
+            // left it: under this task's name (finishing is always renamed there), or, after
+            // resume data was adopted, under the name of the task that wrote the partial file (a
+            // default session's task is completed with resume data naming its partial file then).
+            let writers = [claim.taskID] + [TenantFiles.taskID(ofPartialName: name)].compactMap { $0 }.filter { $0 != claim.taskID }
+            finishedPaths = try writers.map { try files.path(.downloads, tenantID: tenantID, name: TenantFiles.downloadName(taskID: $0)) }
         }
         var uploadFilePath: String?
         var streamDirectory: String?
@@ -201,7 +201,7 @@ extension TransferEngine {
         }
         try await folders.ensure(tenantID)
         return TransferJob(
-            claim: claim, partialName: partialName, partialPath: partialPath, finishedPath: finishedPath,
+            claim: claim, partialName: partialName, partialPath: partialPath, finishedPaths: finishedPaths,
             uploadFilePath: uploadFilePath, streamDirectory: streamDirectory,
             addressPolicy: configuration.addressPolicy, maximumDataBytes: configuration.maximumDataBytes,
             userAgent: configuration.userAgent, diskSpace: configuration.diskSpace, memory: memory

@@ -17,11 +17,17 @@ struct OpenedPartialFile: Sendable {
     /// Opens (creating if needed) the partial file at `path`, continuing from `checkpoint` when
     /// the file still holds every byte it says. Blocking: run it on a `BlockingPool`.
     ///
-    /// A previous owner that died after renaming the finished file to `finishedPath`, but before
-    /// recording the completion, left the whole file there: it is put back as the partial file.
-    static func open(at path: String, finishedPath: String?, checkpoint: TransferCheckpoint?) throws(FileFailure) -> OpenedPartialFile {
+    /// A previous owner that died after renaming the finished file to one of `finishedPaths`
+    /// (the first found is taken), but before recording the completion, left the whole file
+    /// there: it is put back as the partial file.
+    static func open(at path: String, finishedPaths: [String], checkpoint: TransferCheckpoint?) throws(FileFailure) -> OpenedPartialFile {
         var checkpoint = checkpoint
-        if let recovered = recoverFinishedFile(at: finishedPath, to: path), checkpoint != nil {
+        // A loop, not a lazy compactMap: that calls its closure twice, and this one renames.
+        var recovered: Int64?
+        for finishedPath in finishedPaths where recovered == nil {
+            recovered = recoverFinishedFile(at: finishedPath, to: path)
+        }
+        if let recovered, checkpoint != nil {
             // The whole file was synced before it was renamed: resume from all of it.
             checkpoint?.bytesOnDisk = recovered
         }
@@ -38,8 +44,8 @@ struct OpenedPartialFile: Sendable {
     }
 
     /// Renames a finished file back to the partial file's name; returns its size when it did.
-    private static func recoverFinishedFile(at finishedPath: String?, to partialPath: String) -> Int64? {
-        guard let finishedPath, let size = FileOperations.size(of: finishedPath),
+    private static func recoverFinishedFile(at finishedPath: String, to partialPath: String) -> Int64? {
+        guard let size = FileOperations.size(of: finishedPath),
               FileOperations.size(of: partialPath) == nil, rename(finishedPath, partialPath) == 0
         else { return nil }
         return size

@@ -34,8 +34,13 @@ public final class PartialFile: Sendable {
             throw FileFailure(operation: "stat", path: path, errno: code)
         }
         if size.st_nlink > 1 {
-            // Unlinked only while locked: no other owner writes to it meanwhile.
-            unlink(path)
+            // Unlinked only while locked: no other owner writes to it meanwhile. (One that opened
+            // the name before and locks after finds the name no longer its file: `openAndLock`.)
+            guard unlink(path) == 0 || errno == ENOENT else {
+                let code = errno
+                close(fd)
+                throw FileFailure(operation: "unlink", path: path, errno: code)
+            }
             close(fd)
             fd = try Self.openAndLock(path)
             size.st_size = 0
@@ -50,22 +55,33 @@ public final class PartialFile: Sendable {
         self.length = Atomic(kept)
     }
 
-    /// Opens (creating if needed) and locks the file at `path`.
+    /// Opens (creating if needed) and locks the file at `path`: the file the name holds once
+    /// the lock is held. Another owner may have unlinked the name between this open and this
+    /// lock (a file shared with the cache, above); the file opened is then not the partial
+    /// file any more, and the name is opened again.
     private static func openAndLock(_ path: String) throws(FileFailure) -> Int32 {
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw FileFailure(operation: "open", path: path, errno: errno) }
-        // One writer per partial file, across processes and instances sharing the folder: an
-        // owner that lost its lease while stalled may still hold the file, and must not write
-        // into what the new owner writes. The lock dies with the descriptor (or the process).
-        var lock = flock()
-        lock.l_type = Int16(F_WRLCK)
-        lock.l_whence = Int16(SEEK_SET)
-        guard fcntl(fd, openFileDescriptionSetLock, &lock) == 0 else {
-            let code = errno
+        for _ in 0..<8 {
+            let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw FileFailure(operation: "open", path: path, errno: errno) }
+            // One writer per partial file, across processes and instances sharing the folder: an
+            // owner that lost its lease while stalled may still hold the file, and must not write
+            // into what the new owner writes. The lock dies with the descriptor (or the process).
+            var lock = flock()
+            lock.l_type = Int16(F_WRLCK)
+            lock.l_whence = Int16(SEEK_SET)
+            guard fcntl(fd, openFileDescriptionSetLock, &lock) == 0 else {
+                let code = errno
+                close(fd)
+                throw FileFailure(operation: "lock", path: path, errno: code)
+            }
+            var opened = stat()
+            var named = stat()
+            if fstat(fd, &opened) == 0, stat(path, &named) == 0, opened.st_dev == named.st_dev, opened.st_ino == named.st_ino {
+                return fd
+            }
             close(fd)
-            throw FileFailure(operation: "lock", path: path, errno: code)
         }
-        return fd
+        throw FileFailure(operation: "lock", path: path, errno: EAGAIN)
     }
 
     deinit {

@@ -8,10 +8,10 @@ struct TransferJob: Sendable {
     /// Downloads: the partial file's name and path.
     var partialName: String?
     var partialPath: String?
-    /// Downloads: where the task that wrote the partial file put it once finished (this task's
-    /// downloads file, or, after resume data was adopted, that of the task that wrote it), to
-    /// take it back when its owner died before recording the completion.
-    var finishedPath: String?
+    /// Downloads: where an owner that died before recording the completion may have left the
+    /// finished file, to take it back: this task's downloads file, then, after resume data was
+    /// adopted, that of the task that wrote the partial file.
+    var finishedPaths: [String] = []
     /// Downloads: the partial file, opened by the engine before the job reaches a worker.
     var partialFile: OpenedPartialFile?
     /// Uploads from a blob: its path.
