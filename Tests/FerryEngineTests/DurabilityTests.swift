@@ -108,9 +108,10 @@ struct DurabilityTests {
             let keptBlob = try write(.blobs, kept.id)
             let freshOrphan = try files.path(.partial, tenantID: ferry.tenant.id, name: "tsk_new.part")
             try Data([9]).write(to: URL(fileURLWithPath: freshOrphan))
-            // Tasks someone holds, even under a lapsed lease: a download whose finished file waits
-            // for its completion to be written (the database away longer than the grace period),
-            // and a data task its delegate turned into a download, writing its partial file.
+                // Tasks someone holds (under a lease that lasts: the harness's reaper takes lapsed
+            // ones): a download whose finished file waits for its completion to be written (the
+            // database away longer than the grace period), and a data task its delegate turned
+            // into a download, with its partial file and its finished file.
             func held(_ kind: TaskKind) async throws -> String {
                 let task = try await ferry.tasks.create(
                     tenantID: ferry.tenant.id, sessionID: session.id,
@@ -119,14 +120,16 @@ struct DurabilityTests {
                 ).task
                 try await ferry.database.database.pool.withConnection { connection in
                     try connection.execute(
-                        "UPDATE tasks SET state = 'running', lease_owner = 'elsewhere', lease_expires_at = now() - interval '1 minute' WHERE id = $1",
+                        "UPDATE tasks SET state = 'running', lease_owner = 'elsewhere', lease_expires_at = now() + interval '1 hour' WHERE id = $1",
                         [task.id]
                     )
                 }
                 return task.id
             }
             let finishing = try write(.downloads, try await held(.download))
-            let becameDownload = try write(.partial, TenantFiles.partialName(taskID: try await held(.data)))
+            let converted = try await held(.data)
+            let becameDownload = try write(.partial, TenantFiles.partialName(taskID: converted))
+            let becameDownloadFinished = try write(.downloads, TenantFiles.downloadName(taskID: converted))
 
             let reconciler = StorageReconciler(
                 files: files, storage: ferry.database.database.storage,
@@ -145,6 +148,7 @@ struct DurabilityTests {
             #expect(FileManager.default.fileExists(atPath: freshOrphan), "files younger than the grace period are left alone")
             #expect(FileManager.default.fileExists(atPath: finishing), "a held download's finished file stays where its completion will name it")
             #expect(FileManager.default.fileExists(atPath: becameDownload), "a held task's partial file stays")
+            #expect(FileManager.default.fileExists(atPath: becameDownloadFinished), "a held data task's finished download stays")
         }
     }
 }

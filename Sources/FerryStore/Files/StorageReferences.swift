@@ -72,7 +72,7 @@ public struct StorageReferences: Sendable {
                        coalesce(t.checkpoint->>'partialFile', t.id || '.part') AS partial_name,
                        (t.state <> 'completed' OR t.checkpoint IS NOT NULL) AS resumable
                 FROM unnest($2::text[]) AS name
-                LEFT JOIN tasks t ON t.tenant_id = $1 AND t.id = name AND t.kind = 'download'
+                LEFT JOIN tasks t ON t.tenant_id = $1 AND t.id = name AND (t.kind = 'download' OR t.lease_owner IS NOT NULL)
                 """,
                 [tenantID, names]
             )
