@@ -59,7 +59,9 @@ struct EventStream: Sendable {
         while !Task.isCancelled && !stop.isSet {
             if ContinuousClock.now - lastAccessCheck >= streams.accessCheckInterval {
                 // Ends like a stream Ferry closes: a client that reconnects hears why (401, 403).
-                guard try await isStillAdmitted() else { return }
+                // A check that fails (the database briefly away) is asked again next time: only
+                // an answer ends the stream.
+                guard (try? await isStillAdmitted()) ?? true else { return }
                 lastAccessCheck = ContinuousClock.now
             }
             let horizon = try await streams.horizon.horizon(startedAfter: wokeAt)
