@@ -19,13 +19,18 @@ log="$(mktemp)"
 # output the watchdog prints what had not ended, with every thread's stack, and kills the run.
 deploy/watch-tests.sh "$log" "${FERRY_TEST_STALL_SECONDS:-600}" &
 watchdog=$!
-trap 'kill "$watchdog" 2> /dev/null; rm -f "$log"' EXIT
+trap 'kill "$watchdog" 2> /dev/null || true; rm -f "$log" "$log.unfinished"' EXIT
 if ! swift test --skip-build "$@" 2>&1 | tee "$log"; then
     echo
     echo "=== what failed (repeated from above) ==="
     grep -a '✘' "$log" | head -200 || true
     # A crash ends the run without a ✘ line for the test that crashed.
     grep -a -E 'Fatal error|exited with (signal|unexpected)' "$log" | head -20 || true
+    # A hang: the tests the watchdog found unfinished (its report, with the stacks, is above).
+    if [ -s "$log.unfinished" ]; then
+        echo "=== tests still running when the run stalled ==="
+        cat "$log.unfinished"
+    fi
     exit 1
 fi
 # The API fuzzed from its own OpenAPI document: no 5xx, no answer the document does not allow.

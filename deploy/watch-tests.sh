@@ -11,14 +11,16 @@ log="$1"
 stall_seconds="${2:-600}"
 
 # Only this checkout's test process: another run on the machine is none of its business.
-test_processes() { pgrep -f "$(pwd)/\.build/.*PackageTests\.xctest" || true; }
+# (The physical path, as SwiftPM names its build products.)
+test_processes() { pgrep -f "$(pwd -P)/\.build/.*PackageTests\.xctest" || true; }
 
 # Names of tests that printed "◇ Test … started." but neither passed nor failed. Parameterised
 # cases ("◇ Test case passing …") are left out: their test's own line is enough.
 unfinished_tests() {
     local started ended
     started="$(sed -n -E '/^◇ Test case /d; s/^◇ Test (.*) started\.$/\1/p' "$log" | sort)"
-    ended="$(sed -n -E 's/^[✔✘] Test (.*) (passed|failed)( after .*)?$/\1/p' "$log" \
+    # (✔|✘), not a bracket expression: each is several bytes, which a C locale reads apart.
+    ended="$(sed -n -E 's/^(✔|✘) Test (.*) (passed|failed)( after .*)?$/\2/p' "$log" \
         | sed -E 's/ with [0-9]+ test cases?$//' | sort)"
     comm -23 <(printf '%s\n' "$started") <(printf '%s\n' "$ended")
 }
@@ -27,11 +29,15 @@ report_and_kill() {
     echo
     echo "=== no test output for ${stall_seconds} s: the run is stuck ==="
     echo "--- tests started and not ended ---"
-    unfinished_tests
+    # Also kept for deploy/test.sh, which repeats them last, after the stacks.
+    unfinished_tests | tee "$log.unfinished"
     for pid in $(test_processes); do
         echo "--- threads of the test process $pid ---"
         if command -v gdb > /dev/null; then
-            timeout 120 gdb -p "$pid" -batch -ex 'thread apply all bt' 2>&1 | grep -E '^(#|Thread )'
+            local stacks
+            stacks="$(timeout 120 gdb -p "$pid" -batch -ex 'thread apply all bt' 2>&1)"
+            # Frames only; if gdb could not attach, what it said instead.
+            grep -E '^(#|Thread )' <<<"$stacks" || tail -5 <<<"$stacks"
         else
             echo "(gdb is not installed: no stacks)"
         fi
