@@ -7,25 +7,34 @@ import TestOrigin
 
 @Suite("Resume data: cancelByProducingResumeData yields a token that resumes the download once; forged tokens are refused", .sharedHarnesses)
 struct ResumeDataTests {
+    /// An origin serving `body` at /big: slowly without `Range` (a first attempt is surely
+    /// cancelled mid-way), at once to a resumption.
+    private static func trickling(_ body: [UInt8], etag: String) throws -> TestOrigin {
+        try TestOrigin { request, responder in
+            let rate = request.header("Range") == nil ? 100_000 : nil
+            try responder.serveResource(body, for: request, etag: etag, bytesPerSecond: rate)
+        }
+    }
+
+    /// Starts a download of the origin's /big, lets 100 KB arrive, and cancels it producing resume data.
+    private static func cancelledDownload(of origin: TestOrigin, by tenant: FerryClient, in sessionID: String) async throws -> (id: String, token: String) {
+        let task = try await tenant.createTask(in: sessionID, ["kind": "download", "request": ["url": .string(origin.url("/big"))], "resume": true])
+        try await waitUntil(timeout: .seconds(10)) { try await tenant.task(task.id).countOfBytesReceived > 100_000 }
+        return (task.id, try #require(try await tenant.cancelByProducingResumeData(task.id)))
+    }
+
     @Test("a slow download cancelled with resume data resumes with Range and If-Range, once")
     func resumesOnce() async throws {
         let body = TestOrigin.pattern(count: 600_000, seed: 3)
-        let origin = try TestOrigin { request, responder in
-            // The first attempt trickles, so it is surely cancelled mid-way; the resumption is fast.
-            let rate = request.header("Range") == nil ? 100_000 : nil
-            try responder.serveResource(body, for: request, etag: "\"strong-1\"", bytesPerSecond: rate)
-        }
+        let origin = try Self.trickling(body, etag: "\"strong-1\"")
         defer { origin.stop() }
         try await APIHarness.runWithEngine { api, _ in
             let tenant = try await api.makeTenant()
             let session = try await tenant.createSession()
-            let first = try await tenant.createTask(in: session.id, ["kind": "download", "request": ["url": .string(origin.url("/big"))], "resume": true])
-            try await waitUntil(timeout: .seconds(10)) { try await tenant.task(first.id).countOfBytesReceived > 100_000 }
-
-            let token = try #require(try await tenant.cancelByProducingResumeData(first.id))
+            let (first, token) = try await Self.cancelledDownload(of: origin, by: tenant, in: session.id)
 
             #expect(token.hasPrefix("frd1."))
-            let cancelled = try await tenant.task(first.id)
+            let cancelled = try await tenant.task(first)
             #expect(cancelled.state == "completed")
             #expect(cancelled.error?.code == -999)
             #expect(cancelled.error?.resumeData == token)
@@ -49,17 +58,12 @@ struct ResumeDataTests {
 
     @Test("identical retries of one resume, with one Idempotency-Key and sent at once, all answer the one task")
     func concurrentIdempotentResumes() async throws {
-        let body = TestOrigin.pattern(count: 600_000, seed: 6)
-        let origin = try TestOrigin { request, responder in
-            try responder.serveResource(body, for: request, etag: "\"strong-6\"", bytesPerSecond: request.header("Range") == nil ? 100_000 : nil)
-        }
+        let origin = try Self.trickling(TestOrigin.pattern(count: 600_000, seed: 6), etag: "\"strong-6\"")
         defer { origin.stop() }
         try await APIHarness.runWithEngine { api, _ in
             let tenant = try await api.makeTenant()
             let session = try await tenant.createSession()
-            let first = try await tenant.createTask(in: session.id, ["kind": "download", "request": ["url": .string(origin.url("/big"))], "resume": true])
-            try await waitUntil(timeout: .seconds(10)) { try await tenant.task(first.id).countOfBytesReceived > 100_000 }
-            let token = try #require(try await tenant.cancelByProducingResumeData(first.id))
+            let (_, token) = try await Self.cancelledDownload(of: origin, by: tenant, in: session.id)
             let headers: HTTPFields = [try #require(HTTPField.Name("Idempotency-Key")): "resume-once"]
             let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
                 for _ in 0..<4 {
@@ -77,25 +81,20 @@ struct ResumeDataTests {
     @Test("resume data whose task's file was renamed into place, but whose end was never recorded, resumes from that whole file")
     func resumesFromAnUnrecordedFinishedFile() async throws {
         let body = TestOrigin.pattern(count: 600_000, seed: 4)
-        let origin = try TestOrigin { request, responder in
-            let rate = request.header("Range") == nil ? 100_000 : nil
-            try responder.serveResource(body, for: request, etag: "\"strong-4\"", bytesPerSecond: rate)
-        }
+        let origin = try Self.trickling(body, etag: "\"strong-4\"")
         defer { origin.stop() }
         try await APIHarness.runWithEngine { api, ferry in
             let tenant = try await api.makeTenant()
             let session = try await tenant.createSession()
-            let first = try await tenant.createTask(in: session.id, ["kind": "download", "request": ["url": .string(origin.url("/big"))], "resume": true])
-            try await waitUntil(timeout: .seconds(10)) { try await tenant.task(first.id).countOfBytesReceived > 100_000 }
-            let token = try #require(try await tenant.cancelByProducingResumeData(first.id))
+            let (first, token) = try await Self.cancelledDownload(of: origin, by: tenant, in: session.id)
             // What an owner that died between renaming the finished file and recording the end
             // leaves (a default session's task is then completed with resume data, as here): the
             // whole file under the task's downloads name, no partial file.
             let files = TenantFiles(dataDirectory: ferry.dataDirectory)
-            let partial = try files.path(.partial, tenantID: tenant.tenantID, name: TenantFiles.partialName(taskID: first.id))
+            let partial = try files.path(.partial, tenantID: tenant.tenantID, name: TenantFiles.partialName(taskID: first))
             #expect(FileManager.default.fileExists(atPath: partial))
             try FileManager.default.removeItem(atPath: partial)
-            let finished = try files.path(.downloads, tenantID: tenant.tenantID, name: TenantFiles.downloadName(taskID: first.id))
+            let finished = try files.path(.downloads, tenantID: tenant.tenantID, name: TenantFiles.downloadName(taskID: first))
             try Data(body).write(to: URL(fileURLWithPath: finished))
 
             let resumed = try await tenant.createTask(in: session.id, ["kind": "download", "resumeData": .string(token), "resume": true])
