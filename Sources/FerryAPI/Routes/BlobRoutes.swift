@@ -73,12 +73,12 @@ struct BlobView: Encodable, Sendable {
     }
 }
 
-/// Streams a request body into a file chunk by chunk — writes on NIO's blocking thread pool,
+/// Streams a request body into a file chunk by chunk — writes on the uploads' thread pool,
 /// never an event loop — hashing as it goes; synced and renamed into place when complete.
 enum BlobWriter {
     static func write(_ body: RequestBody, to path: String, limit: Int64, disk: DiskReserveGuard) async throws -> (size: Int64, sha256: String) {
         let partial = path + ".uploading"
-        let descriptor = try await NIOThreadPool.singleton.runIfActive {
+        let descriptor = try await UploadThreads.run {
             let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw APIError.unavailable("The blob cannot be stored right now.") }
             return fd
@@ -91,12 +91,12 @@ enum BlobWriter {
                 guard size <= limit else { throw APIError.tooLarge("A blob may be at most \(limit) bytes.") }
                 chunk.withUnsafeReadableBytes { digest.update($0) }
                 let bytes = chunk
-                try await NIOThreadPool.singleton.runIfActive {
+                try await UploadThreads.run {
                     try disk.admit(bytes.readableBytes)
                     try bytes.withUnsafeReadableBytes { try FileWriting.writeAll(descriptor, $0) }
                 }
             }
-            try await NIOThreadPool.singleton.runIfActive {
+            try await UploadThreads.run {
                 // The folder too: the rename must be on disk before the blob's row commits, or a
                 // power loss leaves a row whose file is gone.
                 guard fsync(descriptor) == 0, rename(partial, path) == 0 else {
@@ -108,13 +108,13 @@ enum BlobWriter {
                 }
             }
         } catch {
-            try? await NIOThreadPool.singleton.runIfActive {
+            try? await UploadThreads.runEvenIfCancelled {
                 close(descriptor)
                 unlink(partial)
             }
             throw error
         }
-        try await NIOThreadPool.singleton.runIfActive { _ = close(descriptor) }
+        try await UploadThreads.runEvenIfCancelled { _ = close(descriptor) }
         return (size, digest.finalize())
     }
 }

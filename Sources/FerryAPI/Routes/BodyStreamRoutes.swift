@@ -51,7 +51,7 @@ struct BodyStreamRoutes {
                 for try await chunk in request.body {
                     size += Int64(chunk.readableBytes)
                     guard size <= limit else { throw APIError.tooLarge("A streamed body may be at most \(limit) bytes.") }
-                    try await NIOThreadPool.singleton.runIfActive {
+                    try await UploadThreads.run {
                         try disk.admit(chunk.readableBytes)
                         try chunk.withUnsafeReadableBytes { try FileWriting.writeAll(descriptor, $0) }
                     }
@@ -65,7 +65,8 @@ struct BodyStreamRoutes {
             // The answer says the body is stored: the body, then the marker's name, are made durable
             // first, or a crash of the machine could leave a marker longer than the body it vouches
             // for (the task would wait for bytes that never come, and the generation is spent).
-            try await NIOThreadPool.singleton.runIfActive {
+            // Even when the client went away: the descriptor is closed and a marker written here only.
+            try await UploadThreads.runEvenIfCancelled {
                 let synced = received == nil && fsync(descriptor) == 0
                 close(descriptor)
                 do {
