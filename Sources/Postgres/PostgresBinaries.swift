@@ -11,10 +11,11 @@ enum PostgresBinaries {
         var candidates: [String] = []
         if let configured {
             candidates.append(configured)
+        } else if let environment = ProcessInfo.processInfo.environment["FERRY_PG_BINDIR"], !environment.isEmpty {
+            // Named by the operator: that directory or none. Falling back would start another
+            // major version than the one asked for, perhaps on a cluster it cannot read.
+            candidates.append(environment)
         } else {
-            if let environment = ProcessInfo.processInfo.environment["FERRY_PG_BINDIR"], !environment.isEmpty {
-                candidates.append(environment)
-            }
             if let fromPgConfig = pgConfigBinDirectory() { candidates.append(fromPgConfig) }
             candidates += debianVersionDirectories()
         }

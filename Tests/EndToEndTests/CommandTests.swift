@@ -36,6 +36,20 @@ struct CommandTests {
         }
     }
 
+    @Test("a setting Ferry cannot use stops it at start, naming the variable", arguments: [
+        ["FERRY_LOG_LEVEL": "DEBUG"], ["FERRY_MAX_DATA_TASK_BYTES": "0"], ["FERRY_MAX_DATA_TASK_BYTES": "16MiB"],
+        ["FERRY_ADMIN_TOKEN": "operator-secret\n"],
+    ])
+    func unusableSettings(_ setting: [String: String]) async throws {
+        try await Testbed.run { testbed in
+            let result = try await FerryCommandLine.run(
+                ["migrate"], databaseURL: testbed.database?.conninfo, dataDirectory: testbed.dataDirectory, environment: setting
+            )
+            #expect(result.status != 0)
+            #expect(result.output.contains(try #require(setting.keys.first)), "printed:\n\(result.output)")
+        }
+    }
+
     @Test("ferry tenant create refuses an empty name")
     func emptyName() async throws {
         try await Testbed.run { testbed in

@@ -4,6 +4,7 @@ import FerryCore
 import FerryEngine
 import FerryStore
 import Foundation
+import Logging
 
 /// The settings of DESIGN §7: environment variables, overridden by flags of the same meaning.
 struct FerrySettingsOptions: ParsableArguments {
@@ -66,19 +67,30 @@ struct FerrySettingsOptions: ParsableArguments {
         }
         let format = value(logFormat, "FERRY_LOG_FORMAT") ?? "text"
         guard format == "text" || format == "json" else { throw ValidationError("FERRY_LOG_FORMAT must be text or json, not \(format).") }
+        let levelName = value(nil, "FERRY_LOG_LEVEL") ?? "info"
+        guard let logLevel = Logger.Level(rawValue: levelName) else {
+            throw ValidationError("FERRY_LOG_LEVEL must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not \(levelName).")
+        }
+        // A token that starts or ends with white space can never be presented (the request's is
+        // trimmed): every operator call would answer 401 without saying why.
+        let adminToken = environment["FERRY_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        if let adminToken, adminToken.trimmingCharacters(in: .whitespacesAndNewlines) != adminToken || adminToken.contains(where: \.isNewline) {
+            throw ValidationError("FERRY_ADMIN_TOKEN starts or ends with white space (a stray newline from a file?): remove it.")
+        }
         let dataDirectory = URL(fileURLWithPath: value(dataDir, "FERRY_DATA_DIR") ?? ".ferry").standardizedFileURL.path
         return FerrySettings(
             host: value(host, "FERRY_HOST") ?? "127.0.0.1",
             port: port,
             dataDirectory: dataDirectory,
             databaseURL: value(databaseURL, "DATABASE_URL"),
-            adminToken: environment["FERRY_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
+            adminToken: adminToken,
             workers: workers,
             databaseConnections: databaseConnections,
             allowedNetworks: allowList,
             instanceID: value(instanceID, "FERRY_INSTANCE_ID") ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())",
             logsAsJSON: format == "json",
-            maximumDataTaskBytes: Int(environment["FERRY_MAX_DATA_TASK_BYTES"] ?? "") ?? 16 * 1024 * 1024,
+            logLevel: logLevel,
+            maximumDataTaskBytes: try count(nil, "FERRY_MAX_DATA_TASK_BYTES", in: 1...(1 << 40)) ?? 16 * 1024 * 1024,
             idleTimeout: try count(nil, "FERRY_IDLE_TIMEOUT", in: 1...3600).map { Duration.seconds($0) } ?? APIServer.defaultIdleTimeout,
             maximumEventStreamsPerTenant: try count(nil, "FERRY_MAX_EVENT_STREAMS", in: 1...10_000) ?? EventStreams.defaultMaximumPerTenant,
             diskReserveBytes: try count(nil, "FERRY_DISK_RESERVE_BYTES", in: 0...(1 << 50)).map(Int64.init) ?? DiskSpace.defaultReserveBytes,
@@ -99,6 +111,7 @@ struct FerrySettings: Sendable {
     var allowedNetworks: [CIDRBlock]
     var instanceID: String
     var logsAsJSON: Bool
+    var logLevel: Logger.Level
     var maximumDataTaskBytes: Int
     /// How long an API connection may stay silent before it is closed.
     var idleTimeout: Duration

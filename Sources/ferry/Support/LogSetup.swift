@@ -3,10 +3,11 @@ import Logging
 
 /// Bootstraps swift-log once: human-readable lines, or JSON lines for log shippers.
 enum LogSetup {
-    static func bootstrap(json: Bool) {
+    /// `level`: FERRY_LOG_LEVEL, as the settings read (and checked) it.
+    static func bootstrap(json: Bool, level: Logger.Level) {
         LoggingSystem.bootstrap { label in
             var handler: any LogHandler = json ? JSONLineLogHandler(label: label) : StreamLogHandler.standardError(label: label)
-            handler.logLevel = ProcessInfo.processInfo.environment["FERRY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+            handler.logLevel = level
             return handler
         }
     }

@@ -9,7 +9,11 @@ enum FerryCommandLine {
         var output: String
     }
 
-    static func run(_ arguments: [String], databaseURL: String?, dataDirectory: String, timeout: Duration = .seconds(60)) async throws -> Result {
+    /// `environment`: variables set on top (the test process's own FERRY_* are never passed on).
+    static func run(
+        _ arguments: [String], databaseURL: String?, dataDirectory: String, environment extra: [String: String] = [:],
+        timeout: Duration = .seconds(60)
+    ) async throws -> Result {
         let folder = try TestScratch.folder(named: "cli")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let outputPath = folder + "/output.log"
@@ -22,6 +26,7 @@ enum FerryCommandLine {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FERRY_") && $0.key != "DATABASE_URL" }
         environment["FERRY_DATA_DIR"] = dataDirectory
         if let databaseURL { environment["DATABASE_URL"] = databaseURL }
+        environment.merge(extra) { _, set in set }
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
