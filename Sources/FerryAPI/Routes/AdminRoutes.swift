@@ -12,7 +12,7 @@ struct AdminRoutes {
             let (_, body) = try await JSONBody.read(request, limit: JSONBody.smallLimit)
             let creation = try TenantCreation(validating: body)
             let (tenant, apiKey) = try await services.database.tenants.create(name: creation.name, quotas: creation.quotas)
-            return try JSONResponse.make(TenantView(tenant, apiKey: apiKey), status: .created)
+            return try JSONResponse.make(TenantView(tenant, apiKey: apiKey), status: .created, headers: [.location: "/admin/v1/tenants/\(tenant.id)"])
         }
 
         router.get("tenants") { request, _ in

@@ -15,7 +15,10 @@ struct SessionRoutes {
             let secret = try DelegateSecret.prepare(&creation.delegate)
             let (session, reattached) = try await services.database.sessions.create(tenantID: context.tenantID, creation)
             let delegate = secret == nil ? nil : try await services.database.webhooks.delegate(tenantID: context.tenantID, sessionID: session.id)
-            return try JSONResponse.make(try DelegateSecret.answer(SessionView(session), delegate: delegate, secret: secret), status: reattached ? .ok : .created)
+            return try JSONResponse.make(
+                try DelegateSecret.answer(SessionView(session), delegate: delegate, secret: secret), status: reattached ? .ok : .created,
+                headers: [.location: "/v1/sessions/\(session.id)"]
+            )
         }
 
         router.get("sessions") { request, context in
