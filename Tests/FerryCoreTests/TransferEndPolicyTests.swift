@@ -33,6 +33,14 @@ struct TransferEndPolicyTests {
         #expect(disposition(.shuttingDown, kind: .default) == .complete(error: nil, attachesResumeData: true))
     }
 
+    @Test("a task claimed but not started at shutdown goes back, except an ephemeral session's")
+    func unstartedAtShutdown() {
+        for kind in [SessionKind.default, .background] {
+            #expect(disposition(.handedBackUnstarted, kind: kind) == .release(notBefore: nil, isWaitingForConnectivity: false))
+        }
+        #expect(disposition(.handedBackUnstarted, kind: .ephemeral) == .complete(error: nil, attachesResumeData: true))
+    }
+
     @Test("background sessions retry transient failures with backoff, within the deadline")
     func background() {
         guard case .release(let next?, false) = disposition(.failed(lost), kind: .background) else {

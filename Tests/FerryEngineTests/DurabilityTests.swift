@@ -72,6 +72,48 @@ struct DurabilityTests {
         #expect(token.bytesOnDisk > 0)
     }
 
+    @Test("at shutdown a default session's tasks claimed but not started (waiting for a connection) go back, unharmed")
+    func unstartedTasksGoBackAtShutdown() async throws {
+        let body = TestOrigin.pattern(count: 3_000_000, seed: 5)
+        let origin = try TestOrigin { request, responder in
+            try responder.serveResource(body, for: request, etag: "\"d2\"", bytesPerSecond: 800_000)
+        }
+        defer { origin.stop() }
+        let ferry = try await EngineHarness()
+        defer { try? FileManager.default.removeItem(atPath: ferry.dataDirectory) }
+        var configuration = SessionConfiguration(kind: .default)
+        configuration.httpMaximumConnectionsPerHost = 1
+        let session = try await ferry.makeSession(configuration)
+        let running = try await ferry.startTask(in: session, kind: .download, url: origin.url("/a.bin"))
+        let waiting = [
+            try await ferry.startTask(in: session, kind: .download, url: origin.url("/b.bin")),
+            try await ferry.startTask(in: session, kind: .download, url: origin.url("/c.bin")),
+        ]
+        _ = try await ferry.task(running.id) { $0.countOfBytesReceived > 200_000 }
+        // The others are claimed (a host's queue holds up to four times its limit) and wait.
+        let leased = try await ferry.database.database.pool.withConnection { connection in
+            try connection.query("SELECT count(*) FROM tasks WHERE id = ANY($1) AND lease_owner IS NOT NULL", [waiting.map(\.id)])
+                .first?.decode(0, as: Int64.self)
+        }
+        #expect(leased == 2)
+        await ferry.stop()
+        let ended = try await ferry.tasks.find(tenantID: ferry.tenant.id, id: running.id)
+        var handedBack: [TaskRecord] = []
+        for task in waiting { handedBack.append(try await ferry.tasks.find(tenantID: ferry.tenant.id, id: task.id)) }
+        let owners = try await ferry.database.database.pool.withConnection { connection in
+            try connection.query("SELECT count(*) FROM tasks WHERE id = ANY($1) AND lease_owner IS NULL", [waiting.map(\.id)])
+                .first?.decode(0, as: Int64.self)
+        }
+        await ferry.database.close()
+        #expect(ended.error?.code == -1005, "the transfer under way ends as before")
+        for task in handedBack {
+            #expect(task.state == .running, "\(task.id) was never started: it waits for the next instance, not completed")
+            #expect(task.error == nil)
+        }
+        #expect(owners == 2)
+        #expect(origin.requests(path: "/b.bin").isEmpty && origin.requests(path: "/c.bin").isEmpty)
+    }
+
     @Test("the reconciler removes orphans and restores a finished file that was never committed")
     func reconciler() async throws {
         // The instance's own reconciler stays off: this test runs one by hand.

@@ -10,6 +10,11 @@ public enum TransferEnd: Sendable, Equatable {
     case stopped(TaskLifecycle.StopReason)
     /// This instance is shutting down.
     case shuttingDown
+    /// Claimed but not started when this instance began shutting down (waiting for a
+    /// connection slot, or for its files): nothing was sent, so it goes back for another
+    /// instance or the next start, in a default session as in a background one. An ephemeral
+    /// session lives in this process only: its task ends as a running one does.
+    case handedBackUnstarted
     /// The lease was taken over: this owner must write nothing more.
     case leaseLost
     /// The partial file (or, on this instance, the task itself) is still held by a previous
@@ -67,6 +72,9 @@ public struct TransferEndPolicy: Sendable {
             return .complete(error: nil, attachesResumeData: true)
         case .shuttingDown:
             if sessionKind == .background { return .release(notBefore: nil, isWaitingForConnectivity: false) }
+            return .complete(error: nil, attachesResumeData: true)
+        case .handedBackUnstarted:
+            if sessionKind != .ephemeral { return .release(notBefore: nil, isWaitingForConnectivity: false) }
             return .complete(error: nil, attachesResumeData: true)
         case .failed(let error):
             let unreachable = Self.isUnreachable(error)

@@ -115,7 +115,7 @@ extension TransferEngine {
             error = failure
         case .stopped(.cancel), .stopped(.cancelProducingResumeData):
             error = TransferError(code: .cancelled, failingURL: failingURL)
-        case .shuttingDown:
+        case .shuttingDown, .handedBackUnstarted:
             error = TransferError(code: .networkConnectionLost, failingURL: failingURL, reason: "the Ferry instance running this transfer shut down")
         case .stopped(.suspend), .leaseLost, .fileBusy:
             break
@@ -178,7 +178,7 @@ extension TransferEngine {
         case .finished: ended.notModified ? "cache" : "finished"
         case .failed: "failed"
         case .stopped: "stopped"
-        case .shuttingDown: "shutdown"
+        case .shuttingDown, .handedBackUnstarted: "shutdown"
         case .leaseLost: "lease_lost"
         case .fileBusy: "file_busy"
         }

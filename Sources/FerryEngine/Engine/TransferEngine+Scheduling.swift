@@ -138,7 +138,7 @@ extension TransferEngine {
             reportSink.yield(.ended(.notStarted(job, end: failure.transferEnd(failingURL: job.claim.originalRequest.url))))
         } catch {
             // Only a stopped pool throws anything else (CancellationError): the instance is going away.
-            reportSink.yield(.ended(.notStarted(job, end: .shuttingDown)))
+            reportSink.yield(.ended(.notStarted(job, end: .handedBackUnstarted)))
         }
         return nil
     }
@@ -157,7 +157,7 @@ extension TransferEngine {
         case .wait:
             break
         case .refused:
-            reportSink.yield(.ended(EndedTransfer.notStarted(job, end: .shuttingDown)))
+            reportSink.yield(.ended(EndedTransfer.notStarted(job, end: .handedBackUnstarted)))
         case .heldUnder(let older):
             // Claimed again while the transfer of a lease taken over from this instance still
             // runs here: that one stops (it writes nothing more), this one is tried again in a

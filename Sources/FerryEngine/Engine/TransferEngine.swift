@@ -167,7 +167,7 @@ public final class TransferEngine: Service, Sendable {
         }
         capacityBell.finish()
         for job in waitingJobs {
-            reportSink.yield(.ended(EndedTransfer.notStarted(job, end: .shuttingDown)))
+            reportSink.yield(.ended(EndedTransfer.notStarted(job, end: .handedBackUnstarted)))
         }
         for worker in workers.withLock({ $0 }) { worker.send(.stopAll(.shuttingDown)) }
 
