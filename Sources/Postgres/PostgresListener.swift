@@ -43,15 +43,6 @@ public final class PostgresListener: Sendable {
         }
     }
 
-    /// Ends the stream and joins the thread. Blocks for as long as a libpq call in progress takes
-    /// (a connect to an absent server: up to its connect timeout): never call it on the
-    /// cooperative pool; `requestStop()` then `close()` are for async code.
-    public func stop() {
-        loop.requestStop()
-        takeThread()?.join()
-        loop.continuation.finish()
-    }
-
     /// Asks the thread to stop and ends the stream, without waiting: safe in a task's
     /// cancellation handler, which runs on whatever thread cancels and must not block.
     public func requestStop() {
@@ -59,8 +50,9 @@ public final class PostgresListener: Sendable {
         loop.continuation.finish()
     }
 
-    /// `requestStop()`, then waits for the thread to end on a thread of its own, not on the
-    /// cooperative pool.
+    /// `requestStop()`, then waits for the thread to end (as long as a libpq call in progress
+    /// takes: a reconnect to an absent server, up to its connect timeout) on a thread of its
+    /// own, not on the cooperative pool.
     public func close() async {
         requestStop()
         guard let running = takeThread() else { return }

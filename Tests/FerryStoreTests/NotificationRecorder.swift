@@ -63,7 +63,7 @@ final class NotificationRecorder: Sendable {
     }
 
     func stop() async {
-        listener.stop()
+        await listener.close()
         await consumer.withLock { $0 }?.value
     }
 

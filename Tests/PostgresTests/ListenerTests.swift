@@ -8,29 +8,38 @@ import Testing
             let listener = PostgresListener(conninfo: conninfo, channels: ["task events", "other"], logger: testLogger, applicationName: "test-listener")
             let recorder = EventRecorder(listener.events)
             listener.start()
-            defer { listener.stop() }
-
-            try await recorder.wait(for: "the first .connected") { $0.contains(.connected) }
-            try await pool.withConnection { try $0.execute("SELECT pg_notify($1, $2)", ["task events", "tsk_1 ünï"]) }
-            try await recorder.wait(for: "the first notification") {
-                $0.contains(.notification(channel: "task events", payload: "tsk_1 ünï"))
+            do {
+                try await exercise(recorder: recorder, pool: pool, conninfo: conninfo)
+            } catch {
+                await listener.close()
+                throw error
             }
-
-            let listenerPID = try await pool.withConnection { connection in
-                try connection.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'test-listener' AND datname = current_database()")
-                    .onlyRow().decode("pid", as: Int32.self)
-            }
-            try await terminate(backend: listenerPID, conninfo: conninfo)
-            try await recorder.wait(for: ".connected after the reconnection") { events in
-                events.filter { $0 == .connected }.count == 2
-            }
-
-            try await pool.withConnection { try $0.execute("SELECT pg_notify($1, $2)", ["other", "after"]) }
-            try await recorder.wait(for: "a notification after reconnecting") {
-                $0.contains(.notification(channel: "other", payload: "after"))
-            }
-            #expect(recorder.recorded.count == 4)
+            await listener.close()
         }
+    }
+
+    /// Notifications arrive, and again after the listener's backend is terminated.
+    private func exercise(recorder: EventRecorder<PostgresListenerEvent>, pool: PostgresPool, conninfo: String) async throws {
+        try await recorder.wait(for: "the first .connected") { $0.contains(.connected) }
+        try await pool.withConnection { try $0.execute("SELECT pg_notify($1, $2)", ["task events", "tsk_1 ünï"]) }
+        try await recorder.wait(for: "the first notification") {
+            $0.contains(.notification(channel: "task events", payload: "tsk_1 ünï"))
+        }
+
+        let listenerPID = try await pool.withConnection { connection in
+            try connection.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'test-listener' AND datname = current_database()")
+                .onlyRow().decode("pid", as: Int32.self)
+        }
+        try await terminate(backend: listenerPID, conninfo: conninfo)
+        try await recorder.wait(for: ".connected after the reconnection") { events in
+            events.filter { $0 == .connected }.count == 2
+        }
+
+        try await pool.withConnection { try $0.execute("SELECT pg_notify($1, $2)", ["other", "after"]) }
+        try await recorder.wait(for: "a notification after reconnecting") {
+            $0.contains(.notification(channel: "other", payload: "after"))
+        }
+        #expect(recorder.recorded.count == 4)
     }
 
     @Test func stopEndsTheStream() async throws {
@@ -39,7 +48,7 @@ import Testing
         listener.start()
         var iterator = listener.events.makeAsyncIterator()
         #expect(await iterator.next() == .connected)
-        listener.stop()
+        await listener.close()
         #expect(await iterator.next() == nil)
     }
 }

@@ -17,10 +17,7 @@ struct BlobRoutes {
     func register(on router: RouterGroup<TenantContext>) {
         router.put("blobs") { request, context in
             let tenantID = context.tenantID
-            let limit = min(Self.maximumBlobBytes, context.tenant.quotas.maxTaskBytes ?? Self.maximumBlobBytes)
-            if let declared = request.declaredBodyLength, declared > limit {
-                throw APIError.tooLarge("A blob may be at most \(limit) bytes.")
-            }
+            let limit = try QuotaGuard.uploadLimit(for: context.tenant, declaredLength: request.declaredBodyLength, of: "A blob")
             try await QuotaGuard(tenants: services.database.tenants).checkStorage(for: context.tenant)
             let (disk, declared) = (DiskReserveGuard(services.diskSpace), request.declaredBodyLength ?? 0)
             try await NIOThreadPool.singleton.runIfActive { [files = services.files] in

@@ -16,11 +16,8 @@ struct BodyStreamRoutes {
             let taskID = try context.parameters.require("taskID")
             let tenantID = context.tenantID
             let generation = try await services.database.tasks.bodyStreamGeneration(tenantID: tenantID, taskID: taskID)
-            let limit = min(BlobRoutes.maximumBlobBytes, context.tenant.quotas.maxTaskBytes ?? BlobRoutes.maximumBlobBytes)
             // Refused before the stream's file exists: a retry of the same generation stays possible.
-            if let declared = request.declaredBodyLength, declared > limit {
-                throw APIError.tooLarge("A streamed body may be at most \(limit) bytes.")
-            }
+            let limit = try QuotaGuard.uploadLimit(for: context.tenant, declaredLength: request.declaredBodyLength, of: "A streamed body")
             // As for a blob: a tenant at its storage quota stores no more.
             try await QuotaGuard(tenants: services.database.tenants).checkStorage(for: context.tenant)
             let files = services.files

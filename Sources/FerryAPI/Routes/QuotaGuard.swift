@@ -17,6 +17,16 @@ struct QuotaGuard {
         }
     }
 
+    /// The most an uploaded body (a blob, a streamed body) may hold: `maxTaskBytes`, within
+    /// Ferry's own bound. A body that says it is longer is refused before anything is stored.
+    static func uploadLimit(for tenant: TenantRecord, declaredLength: Int64?, of what: String) throws -> Int64 {
+        let limit = min(BlobRoutes.maximumBlobBytes, tenant.quotas.maxTaskBytes ?? BlobRoutes.maximumBlobBytes)
+        if let declaredLength, declaredLength > limit {
+            throw APIError.tooLarge("\(what) may be at most \(limit) bytes.")
+        }
+        return limit
+    }
+
     /// `maxTaskBytes` for a body known at creation.
     func checkTaskSize(_ bytes: Int64, for tenant: TenantRecord, field: String) throws {
         guard let limit = tenant.quotas.maxTaskBytes, bytes > limit else { return }

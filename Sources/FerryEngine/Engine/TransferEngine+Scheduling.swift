@@ -189,7 +189,8 @@ extension TransferEngine {
             // left it: under this task's name (finishing is always renamed there), or, after
             // resume data was adopted, under the name of the task that wrote the partial file (a
             // default session's task is completed with resume data naming its partial file then).
-            let writers = [claim.taskID] + [TenantFiles.taskID(ofPartialName: name)].compactMap { $0 }.filter { $0 != claim.taskID }
+            var writers = [claim.taskID]
+            if let writer = TenantFiles.taskID(ofPartialName: name), writer != claim.taskID { writers.append(writer) }
             finishedPaths = try writers.map { try files.path(.downloads, tenantID: tenantID, name: TenantFiles.downloadName(taskID: $0)) }
         }
         var uploadFilePath: String?

@@ -69,7 +69,7 @@ final class WebhookExchange: CurlTransferDelegate {
             result.failure = .timedOut(request.timeout)
         default:
             // Only when no address could be connected to (see the engine's `Transfer.error(for:)`).
-            if let refusal, curlCode == CurlCode.couldntConnect {
+            if let refusal, curlCode == CurlErrorMapping.couldntConnect {
                 result.failure = .refused(reason: refusal)
             } else {
                 let detail = easy.lastErrorDetail ?? curlDescription(of: curlCode)
@@ -139,7 +139,6 @@ final class WebhookExchange: CurlTransferDelegate {
 /// The `CURLcode` values the exchange tells apart (libcurl's stable ABI, `curl.h`).
 enum CurlCode {
     static let ok: Int32 = 0
-    static let couldntConnect: Int32 = 7
     static let writeError: Int32 = 23
     static let operationTimedOut: Int32 = 28
 }

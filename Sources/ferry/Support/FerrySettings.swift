@@ -71,11 +71,11 @@ struct FerrySettingsOptions: ParsableArguments {
         guard let logLevel = Logger.Level(rawValue: levelName) else {
             throw ValidationError("FERRY_LOG_LEVEL must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not \(levelName).")
         }
-        // A token that starts or ends with white space can never be presented (the request's is
-        // trimmed): every operator call would answer 401 without saying why.
+        // Such a token can never be presented (the request's is trimmed, and a header holds no
+        // line break): every operator call would answer 401 without saying why.
         let adminToken = environment["FERRY_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-        if let adminToken, adminToken.trimmingCharacters(in: .whitespacesAndNewlines) != adminToken || adminToken.contains(where: \.isNewline) {
-            throw ValidationError("FERRY_ADMIN_TOKEN starts or ends with white space (a stray newline from a file?): remove it.")
+        if let adminToken, adminToken.trimmingCharacters(in: .whitespaces) != adminToken || adminToken.contains(where: \.isNewline) {
+            throw ValidationError("FERRY_ADMIN_TOKEN starts or ends with white space, or holds a line break (a stray newline from a file?): remove it.")
         }
         let dataDirectory = URL(fileURLWithPath: value(dataDir, "FERRY_DATA_DIR") ?? ".ferry").standardizedFileURL.path
         return FerrySettings(
