@@ -14,7 +14,10 @@ extension TestDatabase {
         try await administer { admin in
             // ALTER DATABASE takes no parameters; the name was made by `make`, not by a test.
             try admin.executeScript("ALTER DATABASE \"\(name)\" ALLOW_CONNECTIONS false")
-            try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name])
+            // Waits (up to 5 s each) until the backends have exited: terminating only signals
+            // them, and a pooled connection checked in the meantime still looked alive, so the
+            // outage's first call failed mid-statement (a 500) instead of at connecting (a 503).
+            try admin.execute("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = $1", [name])
         }
     }
 
