@@ -27,8 +27,11 @@ final class LedgerWriter: Sendable {
     }
 
     private let ledger: TransferLedger
-    /// How decision deliveries are claimed, asked for each transaction; nil without a gateway.
+    /// How decision deliveries are claimed, asked for each transaction; nil without a gateway
+    /// (then the fan-out makes the events' deliveries, and no decision is claimed).
     private let claimTerms: (@Sendable () -> DecisionClaimTerms)?
+    /// Told, after the commit, the endpoints with deliveries a write made.
+    private let deliveriesMade: @Sendable (Set<String>) -> Void
     private let cookies: CookieStore
     /// `isPerforming`: writes taken from the queue are being written (see `isIdle`).
     private let queue = Mutex<(writes: [Write], isStopped: Bool, isPerforming: Bool)>(([], false, false))
@@ -53,10 +56,12 @@ final class LedgerWriter: Sendable {
     init(
         ledger: TransferLedger, cookies: CookieStore, workers: Int, version: String, logger: Logger,
         resumeData: ResumeDataIssuer, claimTerms: (@Sendable () -> DecisionClaimTerms)? = nil,
+        deliveriesMade: @escaping @Sendable (Set<String>) -> Void = { _ in },
         patienceWhenStopping: Duration = .seconds(5), finished: @escaping @Sendable () -> Void
     ) {
         self.patienceWhenStopping = patienceWhenStopping
         self.claimTerms = claimTerms
+        self.deliveriesMade = deliveriesMade
         self.finished = finished
         self.resumeData = resumeData
         self.ledger = ledger
@@ -226,9 +231,10 @@ final class LedgerWriter: Sendable {
     /// would lose an event, and skipping ahead would reorder them. Tries are paced (10 ms doubling
     /// to 2 s) and their failures logged now and then: an outage of any length is waited out
     /// without a spin or a flood of log lines. Heartbeats are not retried (the next one
-    /// supersedes them). A write that fails while claiming decisions is tried again without the
-    /// claims: those decisions take the default (the queue sends their events after the grace
-    /// period), and the write is not held up by them.
+    /// supersedes them). A write that fails while making its events' deliveries or claiming
+    /// decisions is tried again without either: the fan-out makes those deliveries, the decisions
+    /// take the default (the queue sends their events after the grace period), and the write is
+    /// not held up by them.
     private func perform(_ write: Write) async -> Outcome {
         var pacing = OutageRetryPacing()
         var firstFailure: ContinuousClock.Instant?
@@ -236,17 +242,20 @@ final class LedgerWriter: Sendable {
         var refusals = 0
         while true {
             // Taken for each try: the recorder's answered deliveries change meanwhile.
-            let terms = claiming && write.asksForDecisions ? claimTerms?() : nil
+            let terms = claiming && write.writesEvents ? claimTerms?() : nil
             do {
                 switch write {
                 case .events(let events, let asking):
-                    tell(asking, try await ledger.record(events, asking: asking.map(\.decision), terms: terms))
+                    let written = try await ledger.record(events, asking: asking.map(\.decision), terms: terms)
+                    tell(asking, written.claims)
+                    if !written.endpointIDs.isEmpty { deliveriesMade(written.endpointIDs) }
                 case .finish(let outcomes, let events, let asking):
-                    let (_, claimed) = try await ledger.finish(
+                    let (_, written) = try await ledger.finish(
                         outcomes, after: events, asking: asking.map(\.decision), terms: terms, resumeData: resumeData
                     )
                     finished()
-                    tell(asking, claimed)
+                    tell(asking, written.claims)
+                    if !written.endpointIDs.isEmpty { deliveriesMade(written.endpointIDs) }
                 case .cookies(let updates):
                     try await cookies.apply(updates)
                 case .heartbeat(let progress, let reply):
@@ -262,8 +271,8 @@ final class LedgerWriter: Sendable {
                 }
                 return .written
             } catch {
-                if claiming, write.asksForDecisions {
-                    logger.error("writing decision events with their claims failed; writing them without", metadata: ["error": "\(error)"])
+                if claiming, terms != nil {
+                    logger.error("writing events with their deliveries failed; writing them without", metadata: ["error": "\(error)"])
                     claiming = false
                     continue
                 }
@@ -378,10 +387,10 @@ extension LedgerWriter.Write {
         }
     }
 
-    /// Whether the write claims decision deliveries.
-    var asksForDecisions: Bool {
+    /// Whether the write may write events (whose deliveries it makes, and decisions it claims).
+    var writesEvents: Bool {
         switch self {
-        case .events(_, let asking), .finish(_, _, let asking): !asking.isEmpty
+        case .events, .finish: true
         case .heartbeat, .cookies: false
         }
     }

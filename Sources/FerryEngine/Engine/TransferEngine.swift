@@ -73,7 +73,8 @@ public final class TransferEngine: Service, Sendable {
         let claimTerms = gateway.map { gateway in { @Sendable in gateway.claimTerms(timeout: decisionTimeout) } }
         self.writer = LedgerWriter(
             ledger: ledger, cookies: database.cookies, workers: configuration.workerCount, version: configuration.version, logger: logger,
-            resumeData: resumeData, claimTerms: claimTerms, patienceWhenStopping: configuration.shutdownGracePeriod,
+            resumeData: resumeData, claimTerms: claimTerms, deliveriesMade: { gateway?.deliveriesMade(forEndpoints: $0) },
+            patienceWhenStopping: configuration.shutdownGracePeriod,
             finished: { capacityBell.yield() }
         )
         self.blocking = BlockingPool(name: "ferry-files", threadCount: configuration.fileThreadCount)

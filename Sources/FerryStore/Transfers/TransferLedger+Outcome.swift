@@ -49,13 +49,14 @@ extension TransferLedger {
         try await finish(outcomes, after: events, asking: [], terms: nil, resumeData: resumeData).lost
     }
 
-    /// `finish`, which also claims the deliveries of the decision events in `asking` among
-    /// `events` (see `record(_:asking:terms:)`), in the same transaction.
+    /// `finish`, which also makes the deliveries of the events it writes and claims those of the
+    /// decision events in `asking` among `events` (see `record(_:asking:terms:)`), in the same
+    /// transaction.
     public func finish(
         _ outcomes: [(lease: LeaseToken, outcome: TransferOutcome)], after events: [OwnerEvent],
         asking: [AskedDecision], terms: DecisionClaimTerms?, resumeData: ResumeDataIssuer? = nil
-    ) async throws -> (lost: Set<LeaseToken>, decisions: [String: DecisionClaim]) {
-        guard !outcomes.isEmpty || !events.isEmpty else { return ([], [:]) }
+    ) async throws -> (lost: Set<LeaseToken>, webhooks: DeliveriesWritten) {
+        guard !outcomes.isEmpty || !events.isEmpty else { return ([], DeliveriesWritten()) }
         let instanceID = self.instanceID
         // Every statement here finds its rows by key: plans made once serve every batch.
         return try await pool.withTransaction(setUp: IndexedPlans.setUp) { connection in
@@ -117,36 +118,41 @@ extension TransferLedger {
             try completions.flush(on: connection)
             try SessionInvalidation.finishIfLastTasks(ofSessions: completedSessions, events: &batch, on: connection)
             try batch.flush(on: connection)
-            return (lost, try Self.claimDecisions(asking, terms: terms, on: connection))
+            return (lost, try Self.writeDeliveries(of: locked, asking: asking, terms: terms, on: connection))
         }
     }
 
     /// Appends events of owned transfers in one transaction, each fenced like every owner write
     /// (the events of a task whose lease is lost are dropped).
-    /// Also claims, for this instance, the deliveries of the decision events in `asking` (with
-    /// `terms`), in the same transaction (see `WebhookLedger.claimDecisions`); answers the claims
-    /// by event id.
+    /// With `terms` (this instance sends webhooks), also makes the deliveries of the events, and
+    /// claims for this instance those of the decision events in `asking`, in the same
+    /// transaction (see `WebhookLedger.writeDeliveries`).
     @discardableResult
     public func record(
         _ events: [OwnerEvent], asking: [AskedDecision] = [], terms: DecisionClaimTerms? = nil
-    ) async throws -> [String: DecisionClaim] {
-        guard !events.isEmpty else { return [:] }
+    ) async throws -> DeliveriesWritten {
+        guard !events.isEmpty else { return DeliveriesWritten() }
         let instanceID = self.instanceID
         return try await pool.withTransaction(setUp: IndexedPlans.setUp) { connection in
             let locked = try Self.lockOwned(Set(events.map(\.lease)), instanceID: instanceID, on: connection)
             var batch = EventBatch()
             try Self.record(events, locked: locked, into: &batch, on: connection)
             try batch.flush(on: connection)
-            return try Self.claimDecisions(asking, terms: terms, on: connection)
+            return try Self.writeDeliveries(of: locked, asking: asking, terms: terms, on: connection)
         }
     }
 
-    /// Claims the deliveries of decision events this transaction wrote (nothing without `terms`).
-    private static func claimDecisions(
-        _ asking: [AskedDecision], terms: DecisionClaimTerms?, on connection: PostgresConnection
-    ) throws -> [String: DecisionClaim] {
-        guard let terms, !asking.isEmpty else { return [:] }
-        return try WebhookLedger.claimDecisions(asking, terms: terms, on: connection)
+    /// Makes the deliveries of the events this transaction wrote for the tasks in `locked` with a
+    /// delegate, then claims those of the decision events in `asking` (nothing without `terms`).
+    private static func writeDeliveries(
+        of locked: [LeaseToken: PostgresRow], asking: [AskedDecision], terms: DecisionClaimTerms?, on connection: PostgresConnection
+    ) throws -> DeliveriesWritten {
+        guard let terms else { return DeliveriesWritten() }
+        var delegates: [(taskID: String, endpointID: String)] = []
+        for (lease, row) in locked {
+            if let endpointID = try row.decode("delegate_endpoint_id", as: String?.self) { delegates.append((lease.taskID, endpointID)) }
+        }
+        return try WebhookLedger.writeDeliveries(for: delegates, asking: asking, terms: terms, on: connection)
     }
 
     /// Adds the events of the tasks in `locked` to `batch` (for the caller to flush); the
@@ -180,7 +186,9 @@ extension TransferLedger {
         let ordered = leases.sorted { $0.taskID < $1.taskID }
         let rows = try connection.query(
             """
-            SELECT t.id, t.lease_epoch, t.tenant_id, t.session_id, t.kind, t.state, t.stop_reason, t.original_request, t.current_request
+            SELECT t.id, t.lease_epoch, t.tenant_id, t.session_id, t.kind, t.state, t.stop_reason, t.original_request, t.current_request,
+                   coalesce(t.delegate_endpoint_id, (SELECT s.delegate_endpoint_id FROM sessions s WHERE s.id = t.session_id))
+                       AS delegate_endpoint_id
             FROM tasks t JOIN unnest($1::text[], $2::int8[]) AS l(id, epoch) ON t.id = l.id AND t.lease_epoch = l.epoch
             WHERE t.lease_owner = $3
             ORDER BY t.id

@@ -23,6 +23,10 @@ public protocol DecisionGateway: Sendable {
     /// (`TransferLedger.record(_:asking:terms:)`), for a decision that waits at most `timeout`.
     func claimTerms(timeout: Duration) -> DecisionClaimTerms
 
+    /// The owner's transaction that wrote events made deliveries for these endpoints (and
+    /// committed): they may be claimed now.
+    func deliveriesMade(forEndpoints endpointIDs: Set<String>)
+
     /// The decision event of `claim` (committed, its delivery claimed by the owner when it wrote
     /// the event) is delivered NOW by this instance, directly, not through the retry queue —
     /// after the task's earlier unfinished deliveries, which it sends itself, in order (waiting,

@@ -3,26 +3,23 @@ import Foundation
 import Postgres
 
 extension WebhookLedger {
-    /// Takes the deliveries of these decision events for this instance, creating them if the
-    /// fan-out has not yet, under a lease that keeps every dispatcher's queue away from them; in
-    /// the same transaction, creates the deliveries of their streams' earlier events that the
-    /// fan-out has not reached yet and takes those still unsent (`DecisionClaim.earlier`), so
-    /// that a decision never waits for the fan-out or for a slot in the queue. The owner calls
-    /// this in the transaction that writes the events, which saves a transaction per decision
-    /// and the time between the two.
+    /// Takes the deliveries of these decision events for this instance, under a lease that keeps
+    /// every dispatcher's queue away from them, and, in the same transaction, takes those of
+    /// their streams' earlier events still unsent (`DecisionClaim.earlier`), so that a decision
+    /// never waits for a slot in the queue. The owner calls this in the transaction that writes
+    /// the events, after `makeOwnerDeliveries` made their deliveries (and those of the tasks'
+    /// earlier events the fan-out had not reached): a decision never waits for the fan-out.
     ///
     /// Answers by event id. Missing: nobody hears the event (no delegate, a disabled endpoint,
     /// not subscribed), it is not in the log (its task's lease was lost), or its delivery is
     /// finished or being attempted elsewhere; such an event is recorded as decided by "default".
-    public static func claimDecisions(
+    static func claimDecisions(
         _ asked: [AskedDecision], terms: DecisionClaimTerms, on connection: PostgresConnection
     ) throws -> [String: DecisionClaim] {
         guard !asked.isEmpty else { return [:] }
-        // One statement: the events heard (by an active delegate that subscribes to them), the
-        // catch-up, and the claim, loaded as claimed. The two inserts cannot conflict with each
-        // other (earlier events, and the decisions themselves). Only the catch-up can meet the
-        // fan-out, and it inserts in log order as the fan-out does, so neither waits for a row
-        // the other inserted while holding one the other waits for.
+        // One statement: the events heard (by an active delegate that subscribes to them) and
+        // the claim of their deliveries, loaded as claimed. `makeOwnerDeliveries` made them; one
+        // it did not (the session's delegate changed in between) is made here, claimed.
         let decisions = try connection.query(
             """
             WITH heard AS MATERIALIZED (
@@ -35,29 +32,12 @@ extension WebhookLedger {
                 JOIN webhook_endpoints w ON w.id = coalesce(t.delegate_endpoint_id, s.delegate_endpoint_id)
                 WHERE w.status = 'active' AND w.tenant_id = e.tenant_id
                   AND \(Self.subscribed("w.events", "e.type", optIn: "$3"))
-            ), caught_up AS (
-                -- The deliveries of the decisions' earlier events that the fan-out has not
-                -- reached yet (those events are written: the owner wrote them first), with the
-                -- fan-out's own rules; the fan-out finds them made (ON CONFLICT DO NOTHING on
-                -- both sides). Each task's events by its index: joined, the planner read every
-                -- event the fan-out had not reached, of every task of the tenant.
-                INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type,
-                                                session_id, task_id, stream_id, sequence, is_decision, next_attempt_at)
-                SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), e.tenant_id, h.endpoint_id, e.id, e.position, e.type,
-                       e.session_id, e.task_id, e.task_id, e.sequence, e.type = ANY($4::text[]),
-                       CASE WHEN e.type = ANY($4::text[]) THEN now() + make_interval(secs => $5) ELSE now() END
-                FROM heard h
-                CROSS JOIN LATERAL (SELECT * FROM events e WHERE e.task_id = h.task_id AND e.sequence < h.sequence OFFSET 0) e
-                WHERE e.tenant_id = h.tenant_id AND e.position > (SELECT position FROM webhook_dispatch WHERE id = 1)
-                  AND \(Self.subscribed("h.events", "e.type", optIn: "$3"))
-                ORDER BY e.position
-                ON CONFLICT (event_id, endpoint_id) DO NOTHING
             ), claimed AS (
                 INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type, session_id,
                                                 task_id, stream_id, sequence, is_decision, next_attempt_at,
                                                 lease_owner, lease_token, lease_expires_at)
                 SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), h.tenant_id, h.endpoint_id, h.id, h.position, h.type,
-                       h.session_id, h.task_id, h.task_id, h.sequence, true, now(), $6, 1, now() + make_interval(secs => $7)
+                       h.session_id, h.task_id, h.task_id, h.sequence, true, now(), $4, 1, now() + make_interval(secs => $5)
                 FROM heard h
                 ORDER BY h.position
                 ON CONFLICT (event_id, endpoint_id) DO UPDATE SET
@@ -71,8 +51,8 @@ extension WebhookLedger {
             FROM claimed d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
             """,
             [
-                asked.map(\.eventID), asked.map(\.taskID), DelegateEventFilter.optIn.map(\.rawValue), Self.decisionTypes,
-                terms.decisionGrace.secondsValue, terms.instanceID, terms.lease.secondsValue,
+                asked.map(\.eventID), asked.map(\.taskID), DelegateEventFilter.optIn.map(\.rawValue),
+                terms.instanceID, terms.lease.secondsValue,
             ]
         ).map(ClaimedDelivery.decode)
         let earlier = try takeEarlier(than: decisions, instanceID: terms.instanceID, lease: terms.lease, answered: terms.answered, on: connection)

@@ -25,7 +25,7 @@ public struct WebhookLedger: Sendable {
         public var didRun: Bool
         public var eventsRead: Int
         /// Events read that an active delegate subscribes to, whether their delivery was made
-        /// now or already (a decision's, by `decide`).
+        /// now or already (by the owner that wrote the event, `makeOwnerDeliveries`).
         public var eventsSubscribed: Int
         public var deliveriesCreated: Int
         /// The endpoints of the deliveries made.
@@ -39,8 +39,10 @@ public struct WebhookLedger: Sendable {
     /// Creates the deliveries of the next events up to `horizon` (a safe position, see
     /// `EventHorizon`), in log order, and advances the shared cursor in the same transaction.
     /// A delivery is made for each event whose task or session has an active delegate that
-    /// subscribes to its type. Decision deliveries are left to `decide`: the queue only sends
-    /// one that nobody decided within `decisionGrace`.
+    /// subscribes to its type, unless it exists: a transfer's owner makes those of the events it
+    /// writes (`makeOwnerDeliveries`), so this makes those of the events the API writes, of
+    /// session events, and of an owner's write that could not make them. Decision deliveries are
+    /// left to `decide`: the queue only sends one that nobody decided within `decisionGrace`.
     public func fanOut(upTo horizon: Int64, limit: Int, decisionGrace: Duration) async throws -> FanOut {
         let optIn = DelegateEventFilter.optIn.map(\.rawValue)
         return try await pool.withTransaction { connection in

@@ -4,7 +4,8 @@ import Synchronization
 ///
 /// A claim reads and ranks every pending delivery: tens of milliseconds with hundreds pending.
 /// New deliveries for endpoints it found full cannot change what the next claim takes; only room
-/// freed there can. So the fan-out rings the delivery loop only for deliveries to other endpoints,
+/// freed there can. So the fan-out, and the owner's writes that make deliveries, ring the
+/// delivery loop only for deliveries to other endpoints,
 /// and room freed on this instance (a slot ending, or a decision's end that found room but no
 /// waiting stream to take it) rings it and forgets which endpoints were full. Room freed
 /// elsewhere (another instance's slots, leases that ran out) rings nothing here, so what a

@@ -10,6 +10,11 @@ extension WebhookService: DecisionGateway {
         )
     }
 
+    public func deliveriesMade(forEndpoints endpointIDs: Set<String>) {
+        // As when the fan-out makes them (`runFanOut`).
+        if fullEndpoints.callForClaim(newDeliveriesFor: endpointIDs) { callForClaim() }
+    }
+
     public func decide(
         _ claim: DecisionClaim?, timeout: Duration, honouring: @escaping @Sendable (JSONValue) -> String?
     ) async -> JSONValue? {

@@ -164,13 +164,21 @@ struct DecisionTests {
 }
 
 extension WebhookService {
-    /// A decision event already in the log, its delivery claimed in a transaction of its own (the
-    /// engine claims it in the one that writes the event), then decided; every 2xx JSON object
-    /// reply is honoured.
+    /// A decision event already in the log, its delivery (and those of the task's earlier events)
+    /// made and claimed in a transaction of its own (the engine does both in the one that writes
+    /// the event), then decided; every 2xx JSON object reply is honoured.
     func decide(eventID: String, taskID: String, timeout: Duration) async -> JSONValue? {
         let terms = claimTerms(timeout: timeout)
         let claim = try? await ledger.pool.withTransaction { connection in
-            try WebhookLedger.claimDecisions([AskedDecision(eventID: eventID, taskID: taskID)], terms: terms, on: connection)[eventID]
+            let delegates = try connection.query(
+                """
+                SELECT coalesce(t.delegate_endpoint_id, s.delegate_endpoint_id) FROM tasks t JOIN sessions s ON s.id = t.session_id
+                WHERE t.id = $1
+                """,
+                [taskID]
+            ).compactMap { try $0.decode(0, as: String?.self) }.map { (taskID: taskID, endpointID: $0) }
+            let asked = [AskedDecision(eventID: eventID, taskID: taskID)]
+            return try WebhookLedger.writeDeliveries(for: delegates, asking: asked, terms: terms, on: connection).claims[eventID]
         }
         return await decide(claim ?? nil, timeout: timeout, honouring: { _ in nil })
     }
