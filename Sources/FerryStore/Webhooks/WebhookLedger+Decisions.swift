@@ -3,24 +3,20 @@ import Foundation
 import Postgres
 
 extension WebhookLedger {
-    /// Takes the deliveries of these decision events for this instance, under a lease that keeps
-    /// every dispatcher's queue away from them, and, in the same transaction, takes those of
-    /// their streams' earlier events still unsent (`DecisionClaim.earlier`), so that a decision
-    /// never waits for a slot in the queue. The owner calls this in the transaction that writes
-    /// the events, after `makeOwnerDeliveries` made their deliveries (and those of the tasks'
-    /// earlier events the fan-out had not reached): a decision never waits for the fan-out.
-    ///
-    /// Answers by event id. Missing: nobody hears the event (no delegate, a disabled endpoint,
-    /// not subscribed), it is not in the log (its task's lease was lost), or its delivery is
-    /// finished or being attempted elsewhere; such an event is recorded as decided by "default".
-    static func claimDecisions(
+    /// Takes, for this instance, the deliveries of decision events that `makeOwnerDeliveries`
+    /// did not make claimed: made already (by the fan-out, for an event the API wrote before), or
+    /// routed elsewhere (the session's delegate changed in between). Made here if missing. Under
+    /// a lease that keeps every dispatcher's queue away from them. Missing from the answer:
+    /// nobody hears the event (no delegate, a disabled endpoint, not subscribed), it is not in
+    /// the log (its task's lease was lost), or its delivery is finished or being attempted
+    /// elsewhere.
+    static func claimDecisionDeliveries(
         _ asked: [AskedDecision], terms: DecisionClaimTerms, on connection: PostgresConnection
-    ) throws -> [String: DecisionClaim] {
-        guard !asked.isEmpty else { return [:] }
+    ) throws -> [ClaimedDelivery] {
+        guard !asked.isEmpty else { return [] }
         // One statement: the events heard (by an active delegate that subscribes to them) and
-        // the claim of their deliveries, loaded as claimed. `makeOwnerDeliveries` made them; one
-        // it did not (the session's delegate changed in between) is made here, claimed.
-        let decisions = try connection.query(
+        // the claim of their deliveries, loaded as claimed.
+        return try connection.query(
             """
             WITH heard AS MATERIALIZED (
                 SELECT e.id, e.position, e.tenant_id, e.session_id, e.task_id, e.sequence, e.type, w.id AS endpoint_id, w.events
@@ -55,16 +51,6 @@ extension WebhookLedger {
                 terms.instanceID, terms.lease.secondsValue,
             ]
         ).map(ClaimedDelivery.decode)
-        let earlier = try takeEarlier(than: decisions, instanceID: terms.instanceID, lease: terms.lease, answered: terms.answered, on: connection)
-        var claims: [String: DecisionClaim] = [:]
-        for decision in decisions {
-            claims[decision.event.id] = DecisionClaim(decision: decision, earlier: earlier[decision.deliveryID] ?? .none)
-        }
-        let unclaimed = asked.map(\.eventID).filter { claims[$0] == nil }
-        if !unclaimed.isEmpty {
-            try connection.execute("UPDATE events SET decided_by = 'default' WHERE id = ANY($1) AND decided_by IS NULL", [unclaimed])
-        }
-        return claims
     }
 
     /// SQL for `DelegateEventFilter.subscribes`: an endpoint's `events` column (NULL: every

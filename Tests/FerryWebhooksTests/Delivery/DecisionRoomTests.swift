@@ -26,6 +26,18 @@ struct DecisionRoomTests {
         ).session
     }
 
+    /// Waits until the event's delivery is leased (the decision's claim committed): from then on
+    /// it fills its endpoint. A fixed pause was too short once on a loaded machine.
+    static func isLeased(_ eventID: String, _ ferry: WebhookHarness) async throws -> Bool {
+        try await ferry.eventually {
+            try await ferry.pool.withConnection { connection in
+                try connection.query(
+                    "SELECT 1 FROM webhook_deliveries WHERE event_id = $1 AND lease_expires_at > now()", [eventID]
+                ).isEmpty == false
+            }
+        }
+    }
+
     static func emitDecision(_ ferry: WebhookHarness, task: TaskRecord) async throws -> String {
         try await ferry.emit(.taskDidReceiveChallenge, task: task, data: [
             "challenge": ["protectionSpace": ["authenticationMethod": "NSURLAuthenticationMethodHTTPBasic"]],
@@ -65,7 +77,7 @@ struct DecisionRoomTests {
             #expect(try await receiver.wait { $0.sequences(ofTask: decisionTask.id) == [1] })
             let eventID = try await Self.emitDecision(ferry, task: decisionTask)
             async let reply = service.decide(eventID: eventID, taskID: decisionTask.id, timeout: .seconds(10))
-            try await Task.sleep(for: .milliseconds(100))
+            #expect(try await Self.isLeased(eventID, ferry))
 
             // While the decision is with the receiver (it fills the endpoint), other tasks' events wait.
             let (tasks, claimsWhileFull) = try await Self.makeWaitingTasks(Self.waiting, in: session, ferry)
