@@ -104,9 +104,9 @@ struct CompletionBatch {
     private var metrics: [String?] = []
     /// "download" for a data task that became one (`becomeDownload`), nil to keep the kind.
     private var kinds: [String?] = []
-    /// Response bodies up to `batchedBodyLimit`, in hex, written by one statement with the
-    /// completions: a statement per body was a round trip of the owner's serial writer per data
-    /// task (bench/decisions.sh: six of the seventeen of a typical transaction).
+    /// Response bodies up to `batchedBodyLimit`, in hex, written by the completions' statement:
+    /// a statement per body was a round trip of the owner's serial writer per data task
+    /// (bench/decisions.sh: six of the seventeen of a typical transaction).
     private var bodyTaskIDs: [String] = []
     private var hexBodies: [String] = []
 
@@ -152,19 +152,15 @@ struct CompletionBatch {
     mutating func flush(on connection: PostgresConnection) throws {
         guard !taskIDs.isEmpty else { return }
         defer { self = CompletionBatch() }
-        if !bodyTaskIDs.isEmpty {
-            try connection.execute(
-                """
-                INSERT INTO task_bodies (task_id, response_body)
-                SELECT b.task_id, decode(b.body, 'hex') FROM unnest($1::text[], $2::text[]) AS b(task_id, body)
-                ORDER BY b.task_id
-                ON CONFLICT (task_id) DO UPDATE SET response_body = EXCLUDED.response_body
-                """,
-                [bodyTaskIDs, hexBodies]
-            )
-        }
+        // The bodies with the rows, one statement: a round trip each is what batching saves.
         try connection.execute(
             """
+            WITH bodies AS (
+                INSERT INTO task_bodies (task_id, response_body)
+                SELECT b.task_id, decode(b.body, 'hex') FROM unnest($12::text[], $13::text[]) AS b(task_id, body)
+                ORDER BY b.task_id
+                ON CONFLICT (task_id) DO UPDATE SET response_body = EXCLUDED.response_body
+            )
             UPDATE tasks t SET
                 state = 'completed', completed_at = now(), updated_at = now(),
                 error = c.error::jsonb,
@@ -186,7 +182,7 @@ struct CompletionBatch {
             """,
             [
                 taskIDs, errors, responses, currentRequests, downloadFiles, bytesReceived, bytesSent,
-                bytesExpectedToReceive, checkpoints, metrics, kinds,
+                bytesExpectedToReceive, checkpoints, metrics, kinds, bodyTaskIDs, hexBodies,
             ]
         )
     }
