@@ -271,7 +271,7 @@ final class LedgerWriter: Sendable {
                 }
                 return .written
             } catch {
-                if claiming, terms != nil {
+                if claiming, error is DeliveriesNotWritten {
                     logger.error("writing events with their deliveries failed; writing them without", metadata: ["error": "\(error)"])
                     claiming = false
                     continue

@@ -130,6 +130,11 @@ struct CompletionBatch {
 
     /// A response body (at most `batchedBodyLimit` bytes) for the task's row in task_bodies.
     mutating func appendBody(_ body: [UInt8], taskID: String) {
+        // One row per task: the statement may not write a row twice (a task ends once anyway).
+        if let index = bodyTaskIDs.firstIndex(of: taskID) {
+            hexBodies[index] = Self.hex(body)
+            return
+        }
         bodyTaskIDs.append(taskID)
         hexBodies.append(Self.hex(body))
     }

@@ -152,7 +152,11 @@ extension TransferLedger {
         for (lease, row) in locked {
             if let endpointID = try row.decode("delegate_endpoint_id", as: String?.self) { delegates.append((lease.taskID, endpointID)) }
         }
-        return try WebhookLedger.writeDeliveries(for: delegates, asking: asking, terms: terms, on: connection)
+        do {
+            return try WebhookLedger.writeDeliveries(for: delegates, asking: asking, terms: terms, on: connection)
+        } catch {
+            throw DeliveriesNotWritten(underlying: error)
+        }
     }
 
     /// Adds the events of the tasks in `locked` to `batch` (for the caller to flush); the

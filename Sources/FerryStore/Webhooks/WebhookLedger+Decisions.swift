@@ -5,8 +5,10 @@ import Postgres
 extension WebhookLedger {
     /// Takes, for this instance, the deliveries of decision events that `makeOwnerDeliveries`
     /// did not make claimed: made already (by the fan-out, for an event the API wrote before), or
-    /// routed elsewhere (the session's delegate changed in between). Made here if missing. Under
-    /// a lease that keeps every dispatcher's queue away from them. Missing from the answer:
+    /// routed elsewhere (the session's delegate changed in between). Made here if missing, with
+    /// those of the task's earlier events the fan-out has not reached for the endpoint it is
+    /// routed to now (per-task order). Under a lease that keeps every dispatcher's queue away from
+    /// them. Missing from the answer:
     /// nobody hears the event (no delegate, a disabled endpoint, not subscribed), it is not in
     /// the log (its task's lease was lost), or its delivery is finished or being attempted
     /// elsewhere.
@@ -14,8 +16,10 @@ extension WebhookLedger {
         _ asked: [AskedDecision], terms: DecisionClaimTerms, on connection: PostgresConnection
     ) throws -> [ClaimedDelivery] {
         guard !asked.isEmpty else { return [] }
-        // One statement: the events heard (by an active delegate that subscribes to them) and
-        // the claim of their deliveries, loaded as claimed.
+        // One statement: the events heard (by an active delegate that subscribes to them), the
+        // catch-up and the claim, loaded as claimed. The two inserts cannot conflict with each
+        // other (earlier events, and the decisions themselves); the catch-up inserts in log order,
+        // as the fan-out does.
         return try connection.query(
             """
             WITH heard AS MATERIALIZED (
@@ -28,6 +32,18 @@ extension WebhookLedger {
                 JOIN webhook_endpoints w ON w.id = coalesce(t.delegate_endpoint_id, s.delegate_endpoint_id)
                 WHERE w.status = 'active' AND w.tenant_id = e.tenant_id
                   AND \(Self.subscribed("w.events", "e.type", optIn: "$3"))
+            ), caught_up AS (
+                INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type,
+                                                session_id, task_id, stream_id, sequence, is_decision, next_attempt_at)
+                SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), e.tenant_id, h.endpoint_id, e.id, e.position, e.type,
+                       e.session_id, e.task_id, e.task_id, e.sequence, e.type = ANY($6::text[]),
+                       CASE WHEN e.type = ANY($6::text[]) THEN now() + make_interval(secs => $7) ELSE now() END
+                FROM heard h
+                CROSS JOIN LATERAL (\(Self.eventsNotFannedOut(ofTask: "h.task_id"))) e
+                WHERE e.tenant_id = h.tenant_id AND e.sequence < h.sequence
+                  AND \(Self.subscribed("h.events", "e.type", optIn: "$3"))
+                ORDER BY e.position
+                ON CONFLICT (event_id, endpoint_id) DO NOTHING
             ), claimed AS (
                 INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type, session_id,
                                                 task_id, stream_id, sequence, is_decision, next_attempt_at,
@@ -48,7 +64,7 @@ extension WebhookLedger {
             """,
             [
                 asked.map(\.eventID), asked.map(\.taskID), DelegateEventFilter.optIn.map(\.rawValue),
-                terms.instanceID, terms.lease.secondsValue,
+                terms.instanceID, terms.lease.secondsValue, Self.decisionTypes, terms.decisionGrace.secondsValue,
             ]
         ).map(ClaimedDelivery.decode)
     }

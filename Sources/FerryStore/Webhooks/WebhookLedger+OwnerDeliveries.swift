@@ -65,12 +65,7 @@ extension WebhookLedger {
                        e.id = ANY($6::text[]) AS claiming
                 FROM unnest($1::text[], $2::text[]) AS r(task_id, endpoint_id)
                 JOIN webhook_endpoints w ON w.id = r.endpoint_id
-                -- Each task's events by its index (OFFSET 0: a look-up, never a join of every event).
-                CROSS JOIN LATERAL (
-                    SELECT * FROM events e
-                    WHERE e.task_id = r.task_id AND e.position > (SELECT position FROM webhook_dispatch WHERE id = 1)
-                    OFFSET 0
-                ) e
+                CROSS JOIN LATERAL (\(Self.eventsNotFannedOut(ofTask: "r.task_id"))) e
                 WHERE w.status = 'active' AND w.tenant_id = e.tenant_id
                   AND \(Self.subscribed("w.events", "e.type", optIn: "$3"))
             ), inserted AS (
@@ -105,10 +100,40 @@ extension WebhookLedger {
     }
 }
 
+extension WebhookLedger {
+    /// SQL: the events of a task (`taskID`, an SQL expression) the fan-out has not reached, read
+    /// through its (task_id, sequence) index from the last one it has reached on: a task's
+    /// positions grow with its sequence (each of its writers holds its row lock and takes its
+    /// position after the previous one committed), so those events are the end of its sequence.
+    /// Filtered on position alone, the index gave every event the task ever had, on every write
+    /// (a long download's progress events, by the thousand).
+    static func eventsNotFannedOut(ofTask taskID: String) -> String {
+        """
+        SELECT * FROM events e
+        WHERE e.task_id = \(taskID)
+          AND e.sequence > coalesce((
+              SELECT x.sequence FROM events x
+              WHERE x.task_id = \(taskID) AND x.position <= (SELECT position FROM webhook_dispatch WHERE id = 1)
+              ORDER BY x.sequence DESC LIMIT 1), 0)
+          AND e.position > (SELECT position FROM webhook_dispatch WHERE id = 1)
+        -- OFFSET 0: a look-up per task, never a join of every event.
+        OFFSET 0
+        """
+    }
+}
+
 /// What an owner's transaction did for the webhooks (`TransferLedger.record`, `finish`).
 public struct DeliveriesWritten: Sendable {
     /// The claimed decisions, by event id (see `WebhookLedger.writeDeliveries`).
     public var claims: [String: DecisionClaim] = [:]
     /// The endpoints with deliveries made by the transaction, for a claim to take them.
     public var endpointIDs: Set<String> = []
+}
+
+/// Making an owner's deliveries or claiming its decisions failed, which failed its transaction:
+/// the writer tries again without them (the fan-out makes those deliveries, the decisions take
+/// the default), so that webhooks never hold up a transfer's state.
+public struct DeliveriesNotWritten: Error, CustomStringConvertible {
+    public var underlying: any Error
+    public var description: String { "making the events' deliveries failed: \(underlying)" }
 }
