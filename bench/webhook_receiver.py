@@ -110,6 +110,9 @@ class Receiver:
         self.key = key
         self.slow_seconds = slow_seconds
         self.records = []
+        # Kept as records arrive: /stats is polled while a run goes on, and building the set
+        # there held the one event loop (and every arrival behind it) for milliseconds.
+        self.unique_ids = set()
         self.sample = b"{}"
         self.reference = 0
         self.bad = collections.Counter()
@@ -148,6 +151,7 @@ class Receiver:
         elif record is not None:
             record["index"] = len(self.records)
             self.records.append(record)
+            self.unique_ids.add(record["id"])
             self.sample = body
         return record, event
 
@@ -155,7 +159,7 @@ class Receiver:
         if path == "/stats":
             records = self.records
             return {
-                "received": len(records), "unique": len({r["id"] for r in records}),
+                "received": len(records), "unique": len(self.unique_ids),
                 "reference": self.reference, "bad": dict(self.bad),
                 "lastArrival": records[-1]["arrived"] if records else None,
             }
@@ -225,7 +229,11 @@ class Connection(asyncio.Protocol):
             self.continued = False
             body = self.buffer[end + 4:end + 4 + length]
             self.buffer = self.buffer[end + 4 + length:]
-            self.handle(method, target.split("?")[0], headers, body, time.time())
+            try:
+                self.handle(method, target.split("?")[0], headers, body, time.time())
+            except Exception:  # a malformed event loses its request, not the connection
+                self.receiver.bad["unhandled"] += 1
+                self.transport.write(response(400))
 
     def handle(self, method, path, headers, body, arrived):
         receiver = self.receiver
@@ -239,6 +247,7 @@ class Connection(asyncio.Protocol):
         if path in ("/busy", "/open", "/reset"):
             if path == "/reset":
                 receiver.records = []
+                receiver.unique_ids = set()
             else:
                 receiver.busy = path == "/busy"
             self.transport.write(response(204))

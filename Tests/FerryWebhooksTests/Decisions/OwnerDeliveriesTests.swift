@@ -46,7 +46,9 @@ struct OwnerDeliveriesTests {
             for (type, together) in rows.dropFirst() {
                 #expect(together, "the delivery of \(type) was made after its event's transaction")
             }
-            #expect(receiver.types() == types)
+            // In order of first arrival (a redelivery, which at-least-once allows, is no failure).
+            var seen: Set<String> = []
+            #expect(receiver.types().filter { seen.insert($0).inserted } == types)
         }
     }
 }
