@@ -8,10 +8,9 @@ extension WebhookLedger {
     /// routed elsewhere (the session's delegate changed in between). Made here if missing, with
     /// those of the task's earlier events the fan-out has not reached for the endpoint it is
     /// routed to now (per-task order). Under a lease that keeps every dispatcher's queue away from
-    /// them. Missing from the answer:
-    /// nobody hears the event (no delegate, a disabled endpoint, not subscribed), it is not in
-    /// the log (its task's lease was lost), or its delivery is finished or being attempted
-    /// elsewhere.
+    /// them. Missing from the answer: nobody hears the event (no delegate, a disabled endpoint,
+    /// not subscribed), it is not in the log (its task's lease was lost), or its delivery is
+    /// finished or being attempted elsewhere.
     static func claimDecisionDeliveries(
         _ asked: [AskedDecision], terms: DecisionClaimTerms, on connection: PostgresConnection
     ) throws -> [ClaimedDelivery] {
