@@ -83,6 +83,16 @@ extension Optional: PostgresArrayElement where Wrapped: PostgresArrayElement {
     }
 }
 
+/// `[[UInt8]]` is bytea[]: each element in the hex format, inside the array's text literal (twice
+/// the bytes of the binary format a lone bytea is sent in: for many small values in one statement).
+extension Array: PostgresArrayElement where Element == UInt8 {
+    public static var postgresArrayType: PostgresDataType { .byteaArray }
+    public var postgresArrayElementText: String? { PostgresByteaText.encode(self) }
+    public init(postgresArrayElementText text: String?) throws {
+        self = try PostgresByteaText.decode(Self.nonNullText(text))
+    }
+}
+
 /// `[UInt8]` is bytea: sent in binary format, read from the hex text format.
 extension UInt8: PostgresArrayElement {
     public static var postgresArrayType: PostgresDataType { .bytea }

@@ -1,6 +1,21 @@
 /// bytea in PostgreSQL's text output: the hex format `\x0a1b…` (the connection sets
 /// `bytea_output=hex`, so the older escape format never arrives).
 enum PostgresByteaText {
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// The bytes as bytea's hex input, `\x0a1b…` (what an element of a bytea[] literal holds).
+    static func encode(_ bytes: [UInt8]) -> String {
+        String(unsafeUninitializedCapacity: 2 + bytes.count * 2) { buffer in
+            buffer[0] = UInt8(ascii: "\\")
+            buffer[1] = UInt8(ascii: "x")
+            for (index, byte) in bytes.enumerated() {
+                buffer[2 + 2 * index] = hexDigits[Int(byte >> 4)]
+                buffer[3 + 2 * index] = hexDigits[Int(byte & 0x0f)]
+            }
+            return 2 + bytes.count * 2
+        }
+    }
+
     static func decode(_ text: String) throws -> [UInt8] {
         var text = text
         return try text.withUTF8 { utf8 in

@@ -12,6 +12,7 @@ public struct PostgresDataType: RawRepresentable, Hashable, Sendable {
     public static let unknown = PostgresDataType(rawValue: 0)
     public static let bool = PostgresDataType(rawValue: 16)
     public static let bytea = PostgresDataType(rawValue: 17)
+    public static let byteaArray = PostgresDataType(rawValue: 1001)
     public static let int8 = PostgresDataType(rawValue: 20)
     public static let int4 = PostgresDataType(rawValue: 23)
     public static let text = PostgresDataType(rawValue: 25)

@@ -73,6 +73,18 @@ import Testing
         }
     }
 
+    @Test func byteaArrays() async throws {
+        try await withTestPool { pool, _ async throws in
+            // Backslashes, quotes, braces and commas inside elements; an empty element; zero bytes.
+            let values: [[UInt8]] = [[0, 0x5c, 0x22, 0x7b, 0x2c, 0x7d, 255], [], Array("twenty-two bytes long.".utf8)]
+            #expect(try await echo(values, as: "bytea[]", on: pool) == values)
+            let lengths = try await pool.withConnection { connection in
+                try connection.query("SELECT octet_length(b) FROM unnest($1::bytea[]) AS b", [values]).map { try $0.decode(0, as: Int.self) }
+            }
+            #expect(lengths == values.map(\.count))
+        }
+    }
+
     @Test func arraysWithQuotesCommasAndNulls() async throws {
         try await withTestPool { pool, _ in
             let awkward = ["plain", "with, comma", "with \"quotes\"", "back\\slash", "{braces}", "NULL", "", " spaced ", "ünï", "a'b"]

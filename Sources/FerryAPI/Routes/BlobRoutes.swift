@@ -85,7 +85,7 @@ enum BlobWriter {
         do {
             for try await chunk in body {
                 size += Int64(chunk.readableBytes)
-                guard size <= limit else { throw APIError.tooLarge("A blob may be at most \(limit) bytes.") }
+                guard size <= limit else { throw QuotaGuard.uploadTooLarge("A blob", limit: limit) }
                 chunk.withUnsafeReadableBytes { digest.update($0) }
                 let bytes = chunk
                 try await UploadThreads.run {

@@ -47,7 +47,7 @@ struct BodyStreamRoutes {
             do {
                 for try await chunk in request.body {
                     size += Int64(chunk.readableBytes)
-                    guard size <= limit else { throw APIError.tooLarge("A streamed body may be at most \(limit) bytes.") }
+                    guard size <= limit else { throw QuotaGuard.uploadTooLarge("A streamed body", limit: limit) }
                     try await UploadThreads.run {
                         try disk.admit(chunk.readableBytes)
                         try chunk.withUnsafeReadableBytes { try FileWriting.writeAll(descriptor, $0) }

@@ -21,10 +21,13 @@ struct QuotaGuard {
     /// Ferry's own bound. A body that says it is longer is refused before anything is stored.
     static func uploadLimit(for tenant: TenantRecord, declaredLength: Int64?, of what: String) throws -> Int64 {
         let limit = min(BlobRoutes.maximumBlobBytes, tenant.quotas.maxTaskBytes ?? BlobRoutes.maximumBlobBytes)
-        if let declaredLength, declaredLength > limit {
-            throw APIError.tooLarge("\(what) may be at most \(limit) bytes.")
-        }
+        if let declaredLength, declaredLength > limit { throw uploadTooLarge(what, limit: limit) }
         return limit
+    }
+
+    /// The 413 of an upload past its `uploadLimit`, declared or found while it is read.
+    static func uploadTooLarge(_ what: String, limit: Int64) -> APIError {
+        APIError.tooLarge("\(what) may be at most \(limit) bytes.")
     }
 
     /// `maxTaskBytes` for a body known at creation.

@@ -212,9 +212,10 @@ final class LedgerWriter: Sendable {
         }
     }
 
-    /// Hands each waiting decision its claim.
-    private func tell(_ asking: [AskingDecision], _ claims: [String: DecisionClaim]) {
-        for waiting in asking { waiting.claimed(claims[waiting.decision.eventID]) }
+    /// Hands each waiting decision its claim, and the delivery loop the endpoints with new deliveries.
+    private func hand(_ written: DeliveriesWritten, to asking: [AskingDecision]) {
+        for waiting in asking { waiting.claimed(written.claims[waiting.decision.eventID]) }
+        if !written.endpointIDs.isEmpty { deliveriesMade(written.endpointIDs) }
     }
 
     /// What became of a write.
@@ -246,16 +247,13 @@ final class LedgerWriter: Sendable {
             do {
                 switch write {
                 case .events(let events, let asking):
-                    let written = try await ledger.record(events, asking: asking.map(\.decision), terms: terms)
-                    tell(asking, written.claims)
-                    if !written.endpointIDs.isEmpty { deliveriesMade(written.endpointIDs) }
+                    hand(try await ledger.record(events, asking: asking.map(\.decision), terms: terms), to: asking)
                 case .finish(let outcomes, let events, let asking):
                     let (_, written) = try await ledger.finish(
                         outcomes, after: events, asking: asking.map(\.decision), terms: terms, resumeData: resumeData
                     )
                     finished()
-                    tell(asking, written.claims)
-                    if !written.endpointIDs.isEmpty { deliveriesMade(written.endpointIDs) }
+                    hand(written, to: asking)
                 case .cookies(let updates):
                     try await cookies.apply(updates)
                 case .heartbeat(let progress, let reply):

@@ -104,13 +104,14 @@ struct CompletionBatch {
     private var metrics: [String?] = []
     /// "download" for a data task that became one (`becomeDownload`), nil to keep the kind.
     private var kinds: [String?] = []
-    /// Response bodies up to `batchedBodyLimit`, in hex, written by the completions' statement:
+    /// Response bodies up to `batchedBodyLimit`, written by the completions' statement (a bytea[]):
     /// a statement per body was a round trip of the owner's serial writer per data task
     /// (bench/decisions.sh: six of the seventeen of a typical transaction).
     private var bodyTaskIDs: [String] = []
-    private var hexBodies: [String] = []
+    private var bodies: [[UInt8]] = []
 
-    /// Bodies larger than this are written on their own, in binary: hex doubles what is sent.
+    /// Bodies larger than this are written on their own, in binary: an array's elements go as
+    /// hex text, twice the bytes.
     static let batchedBodyLimit = 64 * 1024
 
     /// `response` is the completion's, encoded.
@@ -132,23 +133,11 @@ struct CompletionBatch {
     mutating func appendBody(_ body: [UInt8], taskID: String) {
         // One row per task: the statement may not write a row twice (a task ends once anyway).
         if let index = bodyTaskIDs.firstIndex(of: taskID) {
-            hexBodies[index] = Self.hex(body)
+            bodies[index] = body
             return
         }
         bodyTaskIDs.append(taskID)
-        hexBodies.append(Self.hex(body))
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-            for (index, byte) in bytes.enumerated() {
-                buffer[2 * index] = hexDigits[Int(byte >> 4)]
-                buffer[2 * index + 1] = hexDigits[Int(byte & 0x0f)]
-            }
-            return bytes.count * 2
-        }
+        bodies.append(body)
     }
 
     /// Writes the completions appended so far and empties the batch. Absent values keep what
@@ -162,7 +151,7 @@ struct CompletionBatch {
             """
             WITH bodies AS (
                 INSERT INTO task_bodies (task_id, response_body)
-                SELECT b.task_id, decode(b.body, 'hex') FROM unnest($12::text[], $13::text[]) AS b(task_id, body)
+                SELECT b.task_id, b.body FROM unnest($12::text[], $13::bytea[]) AS b(task_id, body)
                 ORDER BY b.task_id
                 ON CONFLICT (task_id) DO UPDATE SET response_body = EXCLUDED.response_body
             )
@@ -187,7 +176,7 @@ struct CompletionBatch {
             """,
             [
                 taskIDs, errors, responses, currentRequests, downloadFiles, bytesReceived, bytesSent,
-                bytesExpectedToReceive, checkpoints, metrics, kinds, bodyTaskIDs, hexBodies,
+                bytesExpectedToReceive, checkpoints, metrics, kinds, bodyTaskIDs, bodies,
             ]
         )
     }

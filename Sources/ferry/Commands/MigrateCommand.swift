@@ -9,7 +9,7 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try options.resolve()
-        LogSetup.bootstrap(json: settings.logsAsJSON, level: settings.logLevel)
+        LogSetup.bootstrap(settings)
         let opened = try await DatabaseLauncher(settings: settings, role: .command, logger: Logger(label: "ferry"))
             .open(poolSize: 1, applicationName: "ferry migrate")
         await opened.close()

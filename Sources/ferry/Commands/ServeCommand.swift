@@ -20,7 +20,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try options.resolve()
-        LogSetup.bootstrap(json: settings.logsAsJSON, level: settings.logLevel)
+        LogSetup.bootstrap(settings)
         let metrics = MetricsSetup.bootstrap()
         var logger = Logger(label: "ferry")
         logger[metadataKey: "instance"] = .string(settings.instanceID)

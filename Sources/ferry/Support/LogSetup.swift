@@ -3,11 +3,11 @@ import Logging
 
 /// Bootstraps swift-log once: human-readable lines, or JSON lines for log shippers.
 enum LogSetup {
-    /// `level`: FERRY_LOG_LEVEL, as the settings read (and checked) it.
-    static func bootstrap(json: Bool, level: Logger.Level) {
+    /// FERRY_LOG_FORMAT and FERRY_LOG_LEVEL, as the settings read (and checked) them.
+    static func bootstrap(_ settings: FerrySettings) {
         LoggingSystem.bootstrap { label in
-            var handler: any LogHandler = json ? JSONLineLogHandler(label: label) : StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
+            var handler: any LogHandler = settings.logsAsJSON ? JSONLineLogHandler(label: label) : StreamLogHandler.standardError(label: label)
+            handler.logLevel = settings.logLevel
             return handler
         }
     }
