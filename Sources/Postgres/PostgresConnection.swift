@@ -20,6 +20,8 @@ public final class PostgresConnection {
     private var preparedNamesIssued = 0
     /// Beyond this many (text built at run time, say) statements run unprepared.
     static let maximumPreparedStatements = 256
+    /// The session's `synchronous_commit` is `off` (see `commit(_:)`); false: the server's default.
+    var commitsAsynchronously = false
 
     private init(handle: OpaquePointer) {
         self.handle = handle

@@ -18,9 +18,12 @@ public final class PostgresPool: Sendable {
         shared = Shared(configuration: configuration, logger: logger)
     }
 
-    /// Runs `body` with a connection on the connection's own thread and returns its result.
+    /// Runs `body` with a connection on the connection's own thread and returns its result;
+    /// its commits are as `durability` says.
     @discardableResult
-    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+    public func withConnection<T: Sendable>(
+        commit durability: CommitDurability = .durable, _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
         let contact = ServerContact.current
         let deadline = shared.connectDeadline(for: contact)
         return try await withCheckedThrowingContinuation { continuation in
@@ -28,7 +31,10 @@ public final class PostgresPool: Sendable {
                 deadline: deadline,
                 run: { connection in
                     contact?.markReached()
-                    continuation.resume(with: Result { try body(connection) })
+                    continuation.resume(with: Result {
+                        try connection.commit(durability)
+                        return try body(connection)
+                    })
                 },
                 fail: { error in continuation.resume(throwing: error) }
             )
@@ -40,9 +46,9 @@ public final class PostgresPool: Sendable {
     /// `setUp`: as in `PostgresConnection.withTransaction(setUp:_:)`.
     @discardableResult
     public func withTransaction<T: Sendable>(
-        setUp: String? = nil, _ body: @escaping @Sendable (PostgresConnection) throws -> T
+        setUp: String? = nil, commit durability: CommitDurability = .durable, _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
-        try await withConnection { connection in
+        try await withConnection(commit: durability) { connection in
             try connection.withTransaction(setUp: setUp, body)
         }
     }
@@ -63,6 +69,7 @@ public final class PostgresPool: Sendable {
         )
         let connection = try loan.waitForConnection()
         defer { loan.giveBack() }
+        try connection.commit(.durable)
         return try body(connection)
     }
 

@@ -44,7 +44,7 @@ extension WebhookLedger {
     ) async throws -> (claimed: [ClaimedDelivery], candidates: [DeliveryCandidate], full: Set<String>, nextDueIn: Duration?) {
         guard limits.total > 0 else { return ([], [], [], nil) }
         let instanceID = self.instanceID
-        return try await pool.withTransaction { connection in
+        return try await pool.withTransaction(commit: .asynchronous) { connection in
             let rows = try connection.query(
                 Self.claimSQL,
                 [instanceID, limits.perEndpoint, limits.perTenant, limits.total, limits.lease.secondsValue, answered, Self.maximumCandidates]
@@ -182,7 +182,7 @@ extension WebhookLedger {
     ) async throws -> DeliveryPlan? {
         let instanceID = self.instanceID
         let milliseconds = attempt.duration.wholeMilliseconds
-        return try await pool.withTransaction { connection in
+        return try await pool.withTransaction(commit: .asynchronous) { connection in
             try connection.execute(
                 """
                 INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, status_code, error, response_excerpt)

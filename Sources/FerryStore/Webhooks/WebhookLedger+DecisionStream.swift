@@ -28,7 +28,7 @@ extension WebhookLedger {
     /// yet recorded, which are through: a decision does not wait for their record.
     public func takeEarlier(than decision: ClaimedDelivery, lease: Duration, answered: [String]) async throws -> EarlierDeliveries {
         let instanceID = self.instanceID
-        return try await pool.withTransaction { connection in
+        return try await pool.withTransaction(commit: .asynchronous) { connection in
             try Self.takeEarlier(than: [decision], instanceID: instanceID, lease: lease, answered: answered, on: connection)[decision.deliveryID] ?? .none
         }
     }

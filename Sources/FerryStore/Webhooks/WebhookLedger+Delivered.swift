@@ -49,7 +49,7 @@ extension WebhookLedger {
             attempts.map { Int64($0.statusCode) }, attempts.map(\.error), attempts.map(\.responseExcerpt),
             attempts.map { $0.decision?.eventID }, attempts.map { $0.decision?.decidedBy }, instanceID,
         ]
-        return try await pool.withTransaction { connection in
+        return try await pool.withTransaction(commit: .asynchronous) { connection in
             Set(try connection.query(
                 """
                 WITH input AS (

@@ -34,7 +34,7 @@ extension WebhookLedger {
         // for in its stream (a backlog's drain asked after every stream, for nothing).
         let streamEnded = previous.event.eventType == .taskDidCompleteWithError
         if streamEnded, candidates.isEmpty { return ([], 0) }
-        return try await pool.withConnection { connection in
+        return try await pool.withConnection(commit: .asynchronous) { connection in
             if !streamEnded {
                 let run = try takeRun(
                     endpointID: previous.endpointID, streamID: previous.streamID, after: previous.event.sequence,
@@ -68,7 +68,7 @@ extension WebhookLedger {
         _ candidates: [DeliveryCandidate], limit: Int, lease: Duration, answered: [String], perEndpoint: Int, perTenant: Int
     ) async throws -> (room: Room, candidatesUsed: Int) {
         guard let endpointID = candidates.first?.endpointID, limit > 0 else { return (.noCandidate, 0) }
-        return try await pool.withConnection { connection in
+        return try await pool.withConnection(commit: .asynchronous) { connection in
             let hasRoom = try connection.query(
                 Self.roomSQL, [endpointID, answered, perEndpoint, perTenant]
             ).first?.decode(0, as: Bool.self) ?? false
@@ -220,7 +220,7 @@ extension WebhookLedger {
     /// attempt): they would otherwise count against their endpoint until they expire.
     public func releaseLeases(of deliveries: [ClaimedDelivery]) async throws {
         guard !deliveries.isEmpty else { return }
-        try await pool.withConnection { connection in
+        try await pool.withConnection(commit: .asynchronous) { connection in
             _ = try connection.execute(
                 """
                 UPDATE webhook_deliveries d SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now()

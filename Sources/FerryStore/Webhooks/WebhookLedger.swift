@@ -5,6 +5,15 @@ import Postgres
 /// The webhook dispatcher's side of the database: turning events into deliveries (fan-out),
 /// claiming due deliveries under short leases, recording attempts, decisions, and
 /// `session.didFinishEvents`. Several instances may run dispatchers on one database.
+///
+/// The fan-out, claims and attempt records commit without waiting for their WAL to be flushed
+/// (`CommitDurability.asynchronous`): waiting for the flush was half of what PostgreSQL's
+/// sessions did in bench/decisions.sh's delegate run, most of it for the slots' claims. A crash
+/// of PostgreSQL itself may forget the last of them: a lease (the delivery is claimed again), a
+/// record (the delivery is sent again: at least once; a decision's `decidedBy`, written with its
+/// record, is unset until then), deliveries the fan-out made (made again from the events, which
+/// the fan-out's cursor, forgotten with them, still lists). Events, and the deliveries an owner
+/// makes with them, are written durably.
 public struct WebhookLedger: Sendable {
     let pool: PostgresPool
     public let instanceID: String
@@ -45,7 +54,7 @@ public struct WebhookLedger: Sendable {
     /// left to `decide`: the queue only sends one that nobody decided within `decisionGrace`.
     public func fanOut(upTo horizon: Int64, limit: Int, decisionGrace: Duration) async throws -> FanOut {
         let optIn = DelegateEventFilter.optIn.map(\.rawValue)
-        return try await pool.withTransaction { connection in
+        return try await pool.withTransaction(commit: .asynchronous) { connection in
             guard let cursorRow = try connection.query(
                 "SELECT position FROM webhook_dispatch WHERE id = 1 FOR UPDATE SKIP LOCKED"
             ).first else { return FanOut(didRun: false, eventsRead: 0, eventsSubscribed: 0, deliveriesCreated: 0, endpointIDs: [], position: 0, sessionIDs: []) }
