@@ -9,9 +9,13 @@
 #   - the time from the first request to the last completion, with and without the delegate, and
 #     their ratio (target: at most 2);
 #   - who decided the decision events (target: every one "receiver", none "default");
-#   - each decision's overhead: from its event (the transfer paused) to the task's next event
-#     (it went on), minus the receiver's time from arrival to answer (target: median < 5 ms);
-#     an upper bound, since the next event also waits for the transfer's own next step;
+#   - how long transfers paused for the receiver's decisions, as Ferry measures it (from the
+#     pause to the decision handed back to the transfer: ferry_decision_pause_seconds at
+#     /metrics, read before and after the run; target: median < 5 ms);
+#   - each decision's overhead as the receiver and the event log see it: from its event (the
+#     transfer paused) to the task's next event (it went on), minus the receiver's time from
+#     arrival to answer; an upper bound, since the next event also waits for the transfer's own
+#     next step and for its turn to be written;
 #   - the CPU each run used per task: Ferry, PostgreSQL and the receiver share the machine's cores.
 source "$(dirname "$0")/lib.sh"
 
@@ -59,17 +63,24 @@ run() {
 # cpu_line FERRY POSTGRES RECEIVER: CPU milliseconds per task, as printed.
 cpu_line() { printf 'Ferry %s ms, PostgreSQL %s ms, the receiver %s ms' "$1" "$2" "$3"; }
 
+# metrics_to FILE: Ferry's /metrics text.
+metrics_to() { curl -fsS "$FERRY_URL/metrics" -H "Authorization: Bearer $BENCH_ADMIN_TOKEN" > "$1"; }
+
 delegate="$(jq -nc --arg url "$RECEIVER_URL/webhook" --arg secret "$SECRET" '{url: $url, secret: $secret}')"
 machine_summary
 for kind in ${KINDS:-data download}; do
     read -r plain _ plain_cpu <<<"$(run "$kind" "")"
+    metrics_to "$BENCH_TMP/metrics-before-$kind.txt"
     read -r hooked SESSION hooked_cpu <<<"$(run "$kind" "$delegate")"
+    metrics_to "$BENCH_TMP/metrics-after-$kind.txt"
     figures="$(SESSION="$SESSION" "$PYTHON" "$BENCH_DIR/webhook_receiver.py" decisions --receiver "$RECEIVER_URL")"
     printf '%s tasks: without a delegate %s s, with a deciding delegate %s s; ratio %s (target <= 2)\n' \
         "$BENCH_TASKS $kind" "$plain" "$hooked" "$(ratio "$hooked" "$plain")"
     # shellcheck disable=SC2086 # three numbers, split on purpose
     printf '  CPU per task: without a delegate %s; with it %s\n' "$(cpu_line $plain_cpu)" "$(cpu_line $hooked_cpu)"
     printf '  decided: %s\n' "$(jq -c .decidedBy <<<"$figures")"
+    printf '  pause for a decision (Ferry'"'"'s ferry_decision_pause_seconds): %s\n' \
+        "$("$PYTHON" "$BENCH_DIR/pause_histogram.py" "$BENCH_TMP/metrics-before-$kind.txt" "$BENCH_TMP/metrics-after-$kind.txt")"
     printf '  decision overhead (paused -> goes on, minus the receiver'"'"'s time): %s\n' \
         "$(jq -r '.overheadMs | "median \(.median) ms, p95 \(.p95) ms, p99 \(.p99) ms, max \(.max) ms"' <<<"$figures")"
     printf '  decision event -> arrival at the receiver: %s\n' \

@@ -9,6 +9,8 @@ struct DecisionRequest: Sendable {
     var asksReceiver: Bool
     /// What a reply may change: the proposed redirect request, or the delayed request.
     var proposedRequest: TransferRequest?
+    /// When the transfer stopped to wait for the decision.
+    var pausedAt = ContinuousClock.now
 }
 
 /// The receiver's decision, read for the transfer (nil members: the default).

@@ -11,6 +11,7 @@ extension TransferEngine {
         let reply = await gateway?.decide(claim, timeout: configuration.decisionTimeout) { reply in
             DecisionReplies.rejection(of: reply, to: type, proposed: proposed, urlChecker: DecisionURLChecker())
         }
+        EngineMetrics.decisionPause(decidedByReceiver: reply != nil).record(duration: .now - request.pausedAt)
         guard let outcome = DecisionOutcome(reply: reply, to: request),
               let worker = book.withLock({ $0.worker(of: taskID) })
         else { return }
@@ -33,10 +34,12 @@ extension TransferEngine {
             writer.enqueue(.events([event.decidedByDefault]))
             return true
         }
+        let pausedAt = ContinuousClock.now
         let claim = await writer.enqueueClaiming(event).value()
         let reply = await gateway.decide(claim, timeout: configuration.decisionTimeout) { reply in
             DecisionReplies.rejection(of: reply, to: .dataTaskWillCacheResponse, proposed: TransferRequest(url: ""), urlChecker: DecisionURLChecker())
         }
+        EngineMetrics.decisionPause(decidedByReceiver: reply != nil).record(duration: .now - pausedAt)
         return DecisionReplies.allowsCaching(reply) ?? true
     }
 

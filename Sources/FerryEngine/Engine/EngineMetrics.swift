@@ -41,4 +41,18 @@ enum EngineMetrics {
     }
 
     static let queueDepth = Gauge(label: "ferry_queue_depth")
+
+    /// How long transfers wait for a decision the receiver is asked about: from the transfer's
+    /// pause to the decision handed back to it (its event written, its delivery and the task's
+    /// earlier ones sent, the reply read), by who decided (`"default"`: no usable reply in time).
+    static func decisionPause(decidedByReceiver: Bool) -> Metrics.Timer {
+        decidedByReceiver ? decisionPauseForReceiver : decisionPauseForDefault
+    }
+
+    private static let decisionPauseForReceiver = Metrics.Timer(
+        label: "ferry_decision_pause_seconds", dimensions: [("decided_by", "receiver")], preferredDisplayUnit: .seconds
+    )
+    private static let decisionPauseForDefault = Metrics.Timer(
+        label: "ferry_decision_pause_seconds", dimensions: [("decided_by", "default")], preferredDisplayUnit: .seconds
+    )
 }
