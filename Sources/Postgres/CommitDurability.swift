@@ -7,9 +7,10 @@ public enum CommitDurability: Sendable {
     case durable
     /// `synchronous_commit = off`: COMMIT returns before the WAL is flushed, which the server's
     /// WAL writer does within three `wal_writer_delay`s (600 ms by default), or any later durable
-    /// commit does with its own. Only a crash of the server or its machine in that window loses
-    /// such a transaction; a crash of the client loses nothing. The transaction is visible to
-    /// everyone at once, and a durable transaction that read it makes it durable too.
+    /// commit of a transaction that wrote does with its own. Only a crash of the server or its
+    /// machine in that window loses such a transaction; a crash of the client loses nothing. The
+    /// transaction is visible to everyone at once; a durable transaction that read it and then
+    /// wrote makes it durable with its own commit (a read-only one does not).
     ///
     /// For what may be forgotten in such a crash because it is done again: a delivery's lease
     /// or its record (the delivery is sent again, as at-least-once allows), never an event.
@@ -18,12 +19,15 @@ public enum CommitDurability: Sendable {
 
 extension PostgresConnection {
     /// Sets the session's `synchronous_commit` for the calls that follow, when it changes: a
-    /// round trip only when this connection's previous caller wanted the other kind. Outside a
-    /// transaction only (a SET rolled back with a transaction would leave the flag wrong);
-    /// the pool calls it before each job.
+    /// round trip only when this connection's previous caller wanted the other kind. The pool
+    /// calls it before each job but an asynchronous transaction's (`SET LOCAL` does for that),
+    /// never inside a transaction: a SET rolled back with one would leave the flag wrong.
     func commit(_ durability: CommitDurability) throws {
         let asynchronous = durability == .asynchronous
-        guard asynchronous != commitsAsynchronously, !isInTransaction else { return }
+        guard asynchronous != commitsAsynchronously else { return }
+        guard !isInTransaction else {
+            throw PostgresError(kind: .query, message: "synchronous_commit is changed only between transactions")
+        }
         try executeScript(asynchronous ? "SET synchronous_commit TO off" : "RESET synchronous_commit")
         commitsAsynchronously = asynchronous
     }

@@ -24,6 +24,13 @@ public final class PostgresPool: Sendable {
     public func withConnection<T: Sendable>(
         commit durability: CommitDurability = .durable, _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
+        try await run(settingSessionTo: durability, body)
+    }
+
+    /// `withConnection`; nil `durability`: the session's setting is left as the last call left it.
+    private func run<T: Sendable>(
+        settingSessionTo durability: CommitDurability?, _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
         let contact = ServerContact.current
         let deadline = shared.connectDeadline(for: contact)
         return try await withCheckedThrowingContinuation { continuation in
@@ -32,7 +39,7 @@ public final class PostgresPool: Sendable {
                 run: { connection in
                     contact?.markReached()
                     continuation.resume(with: Result {
-                        try connection.commit(durability)
+                        if let durability { try connection.commit(durability) }
                         return try body(connection)
                     })
                 },
@@ -44,12 +51,19 @@ public final class PostgresPool: Sendable {
     /// Runs `body` inside BEGIN … COMMIT; ROLLBACK when it throws. A connection lost mid-transaction
     /// throws (kind `.connection`) and is never retried here: `body` may not be idempotent.
     /// `setUp`: as in `PostgresConnection.withTransaction(setUp:_:)`.
+    ///
+    /// An asynchronous commit is asked for with `SET LOCAL`, sent with BEGIN: the session's own
+    /// setting is not changed, so calls of either kind that follow need no SET of their own.
     @discardableResult
     public func withTransaction<T: Sendable>(
         setUp: String? = nil, commit durability: CommitDurability = .durable, _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
-        try await withConnection(commit: durability) { connection in
-            try connection.withTransaction(setUp: setUp, body)
+        switch durability {
+        case .durable:
+            return try await run(settingSessionTo: .durable) { try $0.withTransaction(setUp: setUp, body) }
+        case .asynchronous:
+            let local = "SET LOCAL synchronous_commit TO off"
+            return try await run(settingSessionTo: nil) { try $0.withTransaction(setUp: setUp.map { local + "; " + $0 } ?? local, body) }
         }
     }
 

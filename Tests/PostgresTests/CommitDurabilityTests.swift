@@ -16,8 +16,11 @@ import Testing
             seen.append(try await pool.withConnection(commit: .asynchronous, show))
             seen.append(try await pool.withTransaction(show))
             seen.append(try await pool.withTransaction(commit: .asynchronous, show))
+            // SET LOCAL: the asynchronous transaction leaves the session as it was.
+            seen.append(try await pool.withConnection(show))
+            seen.append(try await pool.withConnection(commit: .asynchronous, show))
             seen.append(try pool.withConnectionBlocking(show))
-            #expect(seen == ["on", "off", "off", "on", "off", "on"])
+            #expect(seen == ["on", "off", "off", "on", "off", "on", "off", "on"])
         }
     }
 

@@ -13,7 +13,9 @@ import Postgres
 /// record (the delivery is sent again: at least once; a decision's `decidedBy`, written with its
 /// record, is unset until then), deliveries the fan-out made (made again from the events, which
 /// the fan-out's cursor, forgotten with them, still lists). Events, and the deliveries an owner
-/// makes with them, are written durably.
+/// makes with them, are written durably. A forgotten lease also means its token may be issued
+/// again: a slot of this instance still sending under it when the server crashed could record
+/// its attempt under the new lease, and that stream have two requests in flight for a moment.
 public struct WebhookLedger: Sendable {
     let pool: PostgresPool
     public let instanceID: String
