@@ -40,6 +40,9 @@ def main():
             break
         lower, below = bound, count
     within_5ms = next((count for bound, count in run if bound == 0.005), 0)
+    if median == float("inf"):
+        print(f"median over {run[-2][0] * 1000:.0f} ms (the largest bucket), of {total:.0f} pauses")
+        return
     print(f"median {median * 1000:.1f} ms (interpolated in its bucket), "
           f"{within_5ms / total * 100:.0f}% within 5 ms, of {total:.0f} pauses")
 
