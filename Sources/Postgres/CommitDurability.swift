@@ -1,5 +1,3 @@
-import CLibPQ
-
 /// Whether a pool call's commits wait for their WAL to reach the disk.
 public enum CommitDurability: Sendable {
     /// The server's setting (by default `synchronous_commit = on`): once COMMIT returns, the

@@ -24,8 +24,8 @@ import Testing
         }
     }
 
-    /// A transaction that failed and rolled back does not leave its setting behind: it is
-    /// changed only between calls, outside any transaction.
+    /// An asynchronous transaction that failed and rolled back leaves the session as it was:
+    /// the calls after it see what they ask for.
     @Test func aRolledBackTransactionLeavesTheSettingAsAsked() async throws {
         try await withDurablePool { pool in
             let failed: Bool
