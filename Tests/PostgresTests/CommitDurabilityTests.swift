@@ -3,13 +3,19 @@ import FerryTestSupport
 import Testing
 
 @Suite struct CommitDurabilityTests {
+    /// Sessions that commit durably by default: the tests' server does not
+    /// (`synchronous_commit = off`, for speed).
+    static let durable = "-c synchronous_commit=on"
+
+    static let show = { @Sendable (connection: PostgresConnection) in
+        try connection.query("SHOW synchronous_commit").onlyRow().decode(0, as: String.self)
+    }
+
     /// One connection serves both kinds of call in turn: each sees the setting it asked for,
     /// whatever the call before it left.
     @Test func eachCallCommitsAsItAsked() async throws {
-        try await withDurablePool { pool in
-            let show = { @Sendable (connection: PostgresConnection) in
-                try connection.query("SHOW synchronous_commit").onlyRow().decode(0, as: String.self)
-            }
+        try await withTestPool(size: 1, options: Self.durable) { pool, _ in
+            let show = Self.show
             var seen: [String] = []
             seen.append(try await pool.withConnection(show))
             seen.append(try await pool.withConnection(commit: .asynchronous, show))
@@ -27,7 +33,7 @@ import Testing
     /// An asynchronous transaction that failed and rolled back leaves the session as it was:
     /// the calls after it see what they ask for.
     @Test func aRolledBackTransactionLeavesTheSettingAsAsked() async throws {
-        try await withDurablePool { pool in
+        try await withTestPool(size: 1, options: Self.durable) { pool, _ in
             let failed: Bool
             do {
                 try await pool.withTransaction(commit: .asynchronous) { connection in
@@ -38,28 +44,8 @@ import Testing
                 failed = true
             }
             #expect(failed)
-            let setting = try await pool.withConnection(commit: .asynchronous) { connection in
-                try connection.query("SHOW synchronous_commit").onlyRow().decode(0, as: String.self)
-            }
-            #expect(setting == "off")
-            let durable = try await pool.withConnection { connection in
-                try connection.query("SHOW synchronous_commit").onlyRow().decode(0, as: String.self)
-            }
-            #expect(durable == "on")
-        }
-    }
-
-    /// A pool of one connection whose sessions commit durably by default: the tests' server
-    /// does not (`synchronous_commit = off`, for speed).
-    private func withDurablePool(_ body: (PostgresPool) async throws -> Void) async throws {
-        let conninfo = try await TestPostgres.makeDatabase() + " options='-c synchronous_commit=on'"
-        let pool = PostgresPool(configuration: PostgresPoolConfiguration(conninfo: conninfo, size: 1, applicationName: "postgres-tests"), logger: testLogger)
-        do {
-            try await body(pool)
-            await pool.close()
-        } catch {
-            await pool.close()
-            throw error
+            let after = [try await pool.withConnection(commit: .asynchronous, Self.show), try await pool.withConnection(Self.show)]
+            #expect(after == ["off", "on"])
         }
     }
 }

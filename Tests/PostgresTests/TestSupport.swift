@@ -6,9 +6,10 @@ import Postgres
 import Synchronization
 
 /// A pool on a fresh database (closed afterwards). libpq blocks, so tests run their statements
-/// through the pool's threads rather than on the test's cooperative thread.
-func withTestPool(size: Int = 2, _ body: (PostgresPool, String) async throws -> Void) async throws {
-    let conninfo = try await TestPostgres.makeDatabase()
+/// through the pool's threads rather than on the test's cooperative thread. `options`: server
+/// settings for the pool's sessions (libpq's `options`, such as `-c synchronous_commit=on`).
+func withTestPool(size: Int = 2, options: String? = nil, _ body: (PostgresPool, String) async throws -> Void) async throws {
+    let conninfo = try await TestPostgres.makeDatabase() + (options.map { " options='\($0)'" } ?? "")
     let pool = PostgresPool(configuration: PostgresPoolConfiguration(conninfo: conninfo, size: size, applicationName: "postgres-tests"), logger: testLogger)
     do {
         try await body(pool, conninfo)

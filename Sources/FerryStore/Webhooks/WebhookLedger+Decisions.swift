@@ -34,9 +34,9 @@ extension WebhookLedger {
             ), caught_up AS (
                 INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type,
                                                 session_id, task_id, stream_id, sequence, is_decision, next_attempt_at)
-                SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), e.tenant_id, h.endpoint_id, e.id, e.position, e.type,
+                SELECT \(Self.newDeliveryID), e.tenant_id, h.endpoint_id, e.id, e.position, e.type,
                        e.session_id, e.task_id, e.task_id, e.sequence, e.type = ANY($6::text[]),
-                       CASE WHEN e.type = ANY($6::text[]) THEN now() + make_interval(secs => $7) ELSE now() END
+                       \(Self.firstAttemptAt(type: "e.type", decisionTypes: "$6", grace: "$7"))
                 FROM heard h
                 CROSS JOIN LATERAL (\(Self.eventsNotFannedOut(ofTask: "h.task_id"))) e
                 WHERE e.tenant_id = h.tenant_id AND e.sequence < h.sequence
@@ -47,7 +47,7 @@ extension WebhookLedger {
                 INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type, session_id,
                                                 task_id, stream_id, sequence, is_decision, next_attempt_at,
                                                 lease_owner, lease_token, lease_expires_at)
-                SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), h.tenant_id, h.endpoint_id, h.id, h.position, h.type,
+                SELECT \(Self.newDeliveryID), h.tenant_id, h.endpoint_id, h.id, h.position, h.type,
                        h.session_id, h.task_id, h.task_id, h.sequence, true, now(), $4, 1, now() + make_interval(secs => $5)
                 FROM heard h
                 ORDER BY h.position
@@ -66,6 +66,16 @@ extension WebhookLedger {
                 terms.instanceID, terms.lease.secondsValue, Self.decisionTypes, terms.decisionGrace.secondsValue,
             ]
         ).map(ClaimedDelivery.decode)
+    }
+
+    /// SQL: a new delivery's id.
+    static let newDeliveryID = "'whd_' || replace(gen_random_uuid()::text, '-', '')"
+
+    /// SQL: when a new delivery of an event of `type` is first due: at once, but a decision's
+    /// only after `grace` seconds, for its owner to send it meanwhile (`decide`); the queue sends
+    /// it only when nobody did. `decisionTypes`: a text[] of `decisionTypes`.
+    static func firstAttemptAt(type: String, decisionTypes: String, grace: String) -> String {
+        "CASE WHEN \(type) = ANY(\(decisionTypes)::text[]) THEN now() + make_interval(secs => \(grace)) ELSE now() END"
     }
 
     /// SQL for `DelegateEventFilter.subscribes`: an endpoint's `events` column (NULL: every

@@ -72,10 +72,9 @@ extension WebhookLedger {
                 INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type,
                                                 session_id, task_id, stream_id, sequence, is_decision, next_attempt_at,
                                                 lease_owner, lease_token, lease_expires_at)
-                SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), r.tenant_id, r.endpoint_id, r.id, r.position,
+                SELECT \(Self.newDeliveryID), r.tenant_id, r.endpoint_id, r.id, r.position,
                        r.type, r.session_id, r.task_id, r.task_id, r.sequence, r.type = ANY($4::text[]),
-                       CASE WHEN r.claiming THEN now()
-                            WHEN r.type = ANY($4::text[]) THEN now() + make_interval(secs => $5) ELSE now() END,
+                       CASE WHEN r.claiming THEN now() ELSE \(Self.firstAttemptAt(type: "r.type", decisionTypes: "$4", grace: "$5")) END,
                        CASE WHEN r.claiming THEN $7 END, CASE WHEN r.claiming THEN 1 ELSE 0 END,
                        CASE WHEN r.claiming THEN now() + make_interval(secs => $8) END
                 FROM routed r

@@ -90,10 +90,10 @@ public struct WebhookLedger: Sendable {
                 ), inserted AS (
                     INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type,
                                                     session_id, task_id, stream_id, sequence, is_decision, next_attempt_at)
-                    SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), r.tenant_id, r.endpoint_id, r.id, r.position,
+                    SELECT \(Self.newDeliveryID), r.tenant_id, r.endpoint_id, r.id, r.position,
                            r.type, r.session_id, r.task_id, coalesce(r.task_id, r.session_id), r.sequence,
                            r.type = ANY($4::text[]),
-                           CASE WHEN r.type = ANY($4::text[]) THEN now() + make_interval(secs => $5) ELSE now() END
+                           \(Self.firstAttemptAt(type: "r.type", decisionTypes: "$4", grace: "$5"))
                     FROM subscribed r
                     ORDER BY r.position
                     ON CONFLICT (event_id, endpoint_id) DO NOTHING

@@ -10,8 +10,9 @@ extension WebhookService: DecisionGateway {
         )
     }
 
+    /// New deliveries (an owner's, or the fan-out's) ring the delivery loop unless every one is
+    /// for an endpoint the last claim found full (`FullEndpoints`).
     public func deliveriesMade(forEndpoints endpointIDs: Set<String>) {
-        // As when the fan-out makes them (`runFanOut`).
         if fullEndpoints.callForClaim(newDeliveriesFor: endpointIDs) { callForClaim() }
     }
 

@@ -39,9 +39,7 @@ extension WebhookService {
                     guard result.didRun else { break }
                     read += result.eventsRead
                     subscribed += result.eventsSubscribed
-                    if result.deliveriesCreated > 0, fullEndpoints.callForClaim(newDeliveriesFor: result.endpointIDs) {
-                        callForClaim()
-                    }
+                    if result.deliveriesCreated > 0 { deliveriesMade(forEndpoints: result.endpointIDs) }
                     if !result.sessionIDs.isEmpty {
                         do {
                             try await ledger.finishEventsIfDone(sessionIDs: result.sessionIDs)
