@@ -143,7 +143,7 @@ extension WebhookLedger {
             LIMIT $4
             FOR NO KEY UPDATE OF d SKIP LOCKED
         ), leased AS (
-            UPDATE webhook_deliveries d SET lease_owner = $1, lease_token = d.lease_token + 1,
+            UPDATE webhook_deliveries d SET lease_owner = $1, lease_token = \(Self.nextLeaseToken(after: "d.lease_token")),
                 lease_expires_at = now() + make_interval(secs => $5), updated_at = now()
             FROM picked WHERE d.id = picked.id
             RETURNING d.id

@@ -82,7 +82,7 @@ extension WebhookLedger {
         let taken = try connection.query(
             """
             WITH taken AS (
-                UPDATE webhook_deliveries SET lease_owner = $2, lease_token = lease_token + 1,
+                UPDATE webhook_deliveries SET lease_owner = $2, lease_token = \(Self.nextLeaseToken(after: "lease_token")),
                     lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
                 WHERE id = ANY($1)
                 RETURNING *

@@ -52,7 +52,7 @@ extension WebhookLedger {
                 FROM heard h
                 ORDER BY h.position
                 ON CONFLICT (event_id, endpoint_id) DO UPDATE SET
-                    lease_owner = EXCLUDED.lease_owner, lease_token = webhook_deliveries.lease_token + 1,
+                    lease_owner = EXCLUDED.lease_owner, lease_token = \(Self.nextLeaseToken(after: "webhook_deliveries.lease_token")),
                     lease_expires_at = EXCLUDED.lease_expires_at, is_decision = true, updated_at = now()
                 WHERE webhook_deliveries.status = 'pending'
                   AND (webhook_deliveries.lease_expires_at IS NULL OR webhook_deliveries.lease_expires_at < now())

@@ -123,7 +123,7 @@ extension WebhookLedger {
             SELECT id FROM following
             WHERE sequence < coalesce((SELECT min(sequence) FROM following WHERE NOT takeable), 9223372036854775807)
         ), leased AS (
-            UPDATE webhook_deliveries d SET lease_owner = $4, lease_token = d.lease_token + 1,
+            UPDATE webhook_deliveries d SET lease_owner = $4, lease_token = \(Self.nextLeaseToken(after: "d.lease_token")),
                 lease_expires_at = now() + make_interval(secs => $5), updated_at = now()
             FROM run
             WHERE d.id = run.id
@@ -175,7 +175,7 @@ extension WebhookLedger {
             SELECT l.id FROM locked l
             WHERE l.status = 'pending' AND (l.lease_expires_at IS NULL OR l.lease_expires_at < now())
         )
-        UPDATE webhook_deliveries d SET lease_owner = $6, lease_token = d.lease_token + 1,
+        UPDATE webhook_deliveries d SET lease_owner = $6, lease_token = \(Self.nextLeaseToken(after: "d.lease_token")),
             lease_expires_at = now() + make_interval(secs => $7), updated_at = now()
         FROM head WHERE d.id = head.id
         RETURNING (SELECT ordinal FROM first)

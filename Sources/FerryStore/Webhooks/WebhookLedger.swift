@@ -13,9 +13,8 @@ import Postgres
 /// record (the delivery is sent again: at least once; a decision's `decidedBy`, written with its
 /// record, is unset until then), deliveries the fan-out made (made again from the events, which
 /// the fan-out's cursor, forgotten with them, still lists). Events, and the deliveries an owner
-/// makes with them, are written durably. A forgotten lease also means its token may be issued
-/// again: a slot of this instance still sending under it when the server crashed could record
-/// its attempt under the new lease, and that stream have two requests in flight for a moment.
+/// makes with them, are written durably. A forgotten lease's token is never issued again (see
+/// `nextLeaseToken`), so a slot still sending under it cannot record over the next lease.
 public struct WebhookLedger: Sendable {
     let pool: PostgresPool
     public let instanceID: String
@@ -30,6 +29,17 @@ public struct WebhookLedger: Sendable {
     public static let deliveriesChangedPayload = "webhooks"
 
     static let decisionTypes = EventType.allCases.filter(\.isDecision).map(\.rawValue)
+
+    /// SQL: the token of a new lease of a delivery whose token is now `current`. One more than
+    /// the last would do if every lease were durable, but claims commit asynchronously: after a
+    /// crash of PostgreSQL the last claim may be forgotten and "one more" issued a second time,
+    /// while the slot that held the forgotten lease, alive in a running instance, is still
+    /// sending and would fence its record with the same token. The server's clock in
+    /// microseconds is a floor no forgotten token reaches: it was issued before the crash, and
+    /// the clock has moved on since (unless it is stepped back by more than the restart took).
+    static func nextLeaseToken(after current: String) -> String {
+        "greatest(\(current) + 1, (extract(epoch FROM clock_timestamp()) * 1000000)::int8)"
+    }
 
     public struct FanOut: Sendable {
         /// False when another instance was fanning out; nothing was done.
