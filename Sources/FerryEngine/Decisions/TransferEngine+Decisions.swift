@@ -11,10 +11,11 @@ extension TransferEngine {
         let reply = await gateway?.decide(claim, timeout: configuration.decisionTimeout) { reply in
             DecisionReplies.rejection(of: reply, to: type, proposed: proposed, urlChecker: DecisionURLChecker())
         }
-        EngineMetrics.decisionPause(decidedByReceiver: reply != nil).record(duration: .now - request.pausedAt)
         guard let outcome = DecisionOutcome(reply: reply, to: request),
               let worker = book.withLock({ $0.worker(of: taskID) })
         else { return }
+        // Only for a transfer still waiting: one that ended meanwhile was not paused until now.
+        EngineMetrics.decisionPause(decidedByReceiver: reply != nil).record(duration: .now - request.pausedAt)
         workers.withLock { $0[worker] }.send(.decided(taskID: taskID, eventID: request.event.id, outcome))
     }
 
