@@ -8,6 +8,9 @@ public enum PostgresListenerEvent: Sendable, Hashable {
     /// sent while disconnected are lost, so consumers re-check the state they watch.
     case connected
     case notification(channel: String, payload: String)
+    /// The consumer fell behind by more than the buffer holds and the oldest events were
+    /// dropped: as after a reconnection, it re-checks the state it watches.
+    case overflowed
 }
 
 /// LISTEN on some channels, on a connection and a thread ("ferry-pg-listen") of its own, which
@@ -20,9 +23,14 @@ public final class PostgresListener: Sendable {
     private let loop: ListenerLoop
     private let thread = Mutex<DedicatedThread?>(nil)
 
-    /// `applicationName` labels the session in `pg_stat_activity`.
-    public init(conninfo: String, channels: [String], logger: Logger, applicationName: String? = nil) {
-        let (stream, continuation) = AsyncStream.makeStream(of: PostgresListenerEvent.self, bufferingPolicy: .unbounded)
+    /// `applicationName` labels the session in `pg_stat_activity`. `bufferLimit`: how many events
+    /// wait for a consumer that falls behind; beyond it the oldest go, and `.overflowed` says so.
+    /// (Unbounded, a consumer starved of CPU under a flood of commits let the buffer grow
+    /// without limit.)
+    public init(conninfo: String, channels: [String], logger: Logger, applicationName: String? = nil, bufferLimit: Int = 4096) {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: PostgresListenerEvent.self, bufferingPolicy: .bufferingNewest(max(bufferLimit, 1))
+        )
         events = stream
         loop = ListenerLoop(
             conninfo: conninfo, channels: channels, applicationName: applicationName,
@@ -120,7 +128,7 @@ final class ListenerLoop: Sendable {
                 }
                 failures = 0
                 backoff = ReconnectBackoff()
-                continuation.yield(.connected)
+                publish(.connected)
                 try receive(on: connection)
             } catch {
                 guard !isStopping else { return }
@@ -155,7 +163,7 @@ final class ListenerLoop: Sendable {
                     let channel = String(cString: notification.pointee.relname)
                     let payload = String(cString: notification.pointee.extra)
                     PQfreemem(notification)
-                    continuation.yield(.notification(channel: channel, payload: payload))
+                    publish(.notification(channel: channel, payload: payload))
                 }
             } else if ContinuousClock.now - lastTraffic > probeInterval {
                 try connection.execute("SELECT 1")
@@ -164,6 +172,14 @@ final class ListenerLoop: Sendable {
             if connection.isBroken {
                 throw PostgresError(connection: handle)
             }
+        }
+    }
+
+    /// Yields `event`; when that drops the oldest one waiting, yields `.overflowed` after it, so
+    /// that the consumer, whatever else is dropped later, still finds one after the loss.
+    private func publish(_ event: PostgresListenerEvent) {
+        if case .dropped = continuation.yield(event) {
+            continuation.yield(.overflowed)
         }
     }
 

@@ -23,6 +23,8 @@ final class NotificationRecorder: Sendable {
                     connected.store(true, ordering: .releasing)
                 case .notification(let channel, let payload):
                     received.withLock { $0.append((channel, payload)) }
+                case .overflowed:
+                    Issue.record("the listener dropped notifications: more than its buffer waited for this recorder")
                 }
             }
         }

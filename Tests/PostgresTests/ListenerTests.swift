@@ -42,6 +42,34 @@ import Testing
         #expect(recorder.recorded.count == 4)
     }
 
+    @Test("a consumer that falls behind loses only the oldest events, and is told so after them")
+    func overflowIsAnnounced() async throws {
+        try await withTestPool { pool, conninfo in
+            let listener = PostgresListener(conninfo: conninfo, channels: ["c"], logger: testLogger, bufferLimit: 4)
+            listener.start()
+            var iterator = listener.events.makeAsyncIterator()
+            #expect(await iterator.next() == .connected)
+            // Nobody reads while ten arrive, each in its own transaction (one would be sent as one).
+            for index in 1...10 {
+                try await pool.withConnection { try $0.execute("SELECT pg_notify('c', $1)", ["\(index)"]) }
+            }
+            let canary = "after the flood"
+            try await pool.withConnection { try $0.execute("SELECT pg_notify('c', $1)", [canary]) }
+            // Reading would make room: read only once the listener's thread has had time to take
+            // all eleven (it needs milliseconds), then up to the canary, the last one sent.
+            try await Task.sleep(for: .seconds(2))
+            var read: [PostgresListenerEvent] = []
+            while let event = await iterator.next() {
+                read.append(event)
+                if event == .notification(channel: "c", payload: canary) { break }
+            }
+            await listener.close()
+            #expect(read.count <= 4)
+            #expect(read.contains(.overflowed))
+            #expect(!read.contains(.notification(channel: "c", payload: "1")))
+        }
+    }
+
     @Test func stopEndsTheStream() async throws {
         let conninfo = try await TestPostgres.makeDatabase()
         let listener = PostgresListener(conninfo: conninfo, channels: ["c"], logger: testLogger)

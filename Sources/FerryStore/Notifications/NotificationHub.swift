@@ -7,8 +7,9 @@ import Synchronization
 /// news: schedulers (new work, stop requests), long-polls (task completed), webhook
 /// dispatchers and event streams (new events).
 ///
-/// After a reconnection notifications may have been missed, so every subscriber is told to
-/// re-check (`.resync`) instead of trusting that nothing happened.
+/// After a reconnection, or when the listener's buffer overflowed, notifications may have been
+/// missed, so every subscriber is told to re-check (`.resync`) instead of trusting that nothing
+/// happened.
 public final class NotificationHub: Sendable {
     public enum Signal: Sendable, Equatable {
         case notification(payload: String)
@@ -76,6 +77,9 @@ public final class NotificationHub: Sendable {
             for await event in listener.events {
                 switch event {
                 case .connected:
+                    broadcast(.resync, channel: nil)
+                case .overflowed:
+                    logger.warning("notifications arrived faster than this instance read them; subscribers re-check")
                     broadcast(.resync, channel: nil)
                 case .notification(let channel, let payload):
                     broadcast(.notification(payload: payload), channel: channel)
