@@ -46,6 +46,25 @@ struct EngineBookTests {
         #expect(book.heldCount == 1)
     }
 
+    @Test("leases not known to hold: those taken before the cutoff, running or waiting, unless a heartbeat renewed them since")
+    func leasesTakenBefore() {
+        var book = EngineBook(workerCount: 1)
+        let start = ContinuousClock.now
+        var early = job("tsk_early", epoch: 1)
+        early.claimedAt = start
+        var waiting = job("tsk_waiting", epoch: 1)
+        waiting.claimedAt = start
+        var late = job("tsk_late", epoch: 1)
+        late.claimedAt = start + .seconds(10)
+        #expect(book.admit(early, host: host, limit: 1) == .start(worker: 0))
+        #expect(book.admit(waiting, host: host, limit: 1) == .wait)
+        #expect(book.admit(late, host: HostKey(sessionID: "ses_1", host: "other"), limit: 1) == .start(worker: 0))
+        let cutoff = start + .seconds(5)
+        #expect(Set(book.leases(takenBefore: cutoff, lastRenewal: start)) == [early.lease, waiting.lease])
+        #expect(book.leases(takenBefore: cutoff, lastRenewal: cutoff).isEmpty)
+        #expect(Set(book.taskIDs) == ["tsk_early", "tsk_waiting", "tsk_late"])
+    }
+
     @Test("the same for a job waiting for its host: a stop of one lease leaves another's alone")
     func claimedAgainWhileWaiting() {
         var book = EngineBook(workerCount: 1)

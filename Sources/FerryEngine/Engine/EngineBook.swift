@@ -16,6 +16,7 @@ struct EngineBook {
         var worker: Int
         var host: HostKey
         var lease: LeaseToken
+        var claimedAt: ContinuousClock.Instant
     }
 
     private var running: [String: Running] = [:]
@@ -51,7 +52,7 @@ struct EngineBook {
             waitingCount += 1
             return .wait
         }
-        return .start(worker: place(job.lease, host: host))
+        return .start(worker: place(job, host: host))
     }
 
     /// A transfer ended: frees its slot, and returns a waiting job that may start now. Nothing
@@ -66,7 +67,7 @@ struct EngineBook {
         let next = queue.remove(at: first)
         waiting[entry.host] = queue.isEmpty ? nil : queue
         waitingCount -= 1
-        return (next, place(next.lease, host: entry.host))
+        return (next, place(next, host: entry.host))
     }
 
     /// Which of the jobs waiting for one host starts first: the highest priority, then the
@@ -140,11 +141,24 @@ struct EngineBook {
         running[taskID]?.lease ?? waiting.values.lazy.compactMap { $0.first { $0.taskID == taskID }?.lease }.first
     }
 
-    private mutating func place(_ lease: LeaseToken, host: HostKey) -> Int {
+    /// The leases held here (running or waiting) not known to hold beyond `instant`: taken before
+    /// it, and not renewed since (`lastRenewal`: when a heartbeat last renewed every lease it held).
+    func leases(takenBefore instant: ContinuousClock.Instant, lastRenewal: ContinuousClock.Instant) -> [LeaseToken] {
+        guard lastRenewal < instant else { return [] }
+        return running.values.filter { $0.claimedAt < instant }.map(\.lease)
+            + waiting.values.flatMap { $0.filter { $0.claimedAt < instant }.map(\.lease) }
+    }
+
+    /// The tasks held here, running or waiting.
+    var taskIDs: [String] {
+        Array(running.keys) + waiting.values.flatMap { $0.map(\.taskID) }
+    }
+
+    private mutating func place(_ job: TransferJob, host: HostKey) -> Int {
         let worker = perWorker.indices.min { perWorker[$0] < perWorker[$1] } ?? 0
         perWorker[worker] += 1
         perHost[host, default: 0] += 1
-        running[lease.taskID] = Running(worker: worker, host: host, lease: lease)
+        running[job.taskID] = Running(worker: worker, host: host, lease: job.lease, claimedAt: job.claimedAt)
         return worker
     }
 }

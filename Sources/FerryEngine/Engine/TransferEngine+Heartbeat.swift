@@ -90,6 +90,8 @@ extension TransferEngine {
         let held = Set(progress.map(\.lease))
         memory.reported = memory.reported.filter { held.contains($0.key) }
         guard let result else { return }
+        // Begun after `now`: the leases it renewed hold for a lease's length from `now` at least.
+        leasesRenewedAt.withLock { $0 = max($0, now) }
         // A transfer that ended while this beat was prepared had its end written first.
         for lease in result.lost where book.withLock({ $0.holds(lease) }) {
             logger.warning("lease lost; stopping the transfer", metadata: ["task": "\(lease.taskID)"])

@@ -310,7 +310,9 @@ extension TransferEngine {
         while !Task.isCancelled {
             try? await Task.sleep(for: configuration.reaperInterval)
             do {
-                let reaped = try await ledger.reapExpiredLeases(resumeData: resumeData)
+                // Read before the statement: a task claimed meanwhile has a lease that has not lapsed.
+                let holding = book.withLock { $0.taskIDs } + finalizing.withLock { $0.keys.map(\.taskID) }
+                let reaped = try await ledger.reapExpiredLeases(resumeData: resumeData, holding: holding)
                 if reaped > 0 {
                     EngineMetrics.leaseTakeovers.increment(by: reaped)
                     logger.info("took over expired leases", metadata: ["count": "\(reaped)"])

@@ -49,6 +49,9 @@ public final class TransferEngine: Service, Sendable {
     let finalizing = Mutex<[LeaseToken: TransferProgress]>([:])
     /// The transfers whose snapshot a heartbeat took and has not queued for writing yet.
     let beatsInProgress = BeatsInProgress()
+    /// When the last heartbeat that was written began: every lease it carried holds for
+    /// `leaseDuration` from then at least (`runLeaseWatch`).
+    let leasesRenewedAt = Mutex<ContinuousClock.Instant>(.now)
     /// Claimed tasks being prepared, not yet started, waiting or reported ended.
     let dispatching = Atomic<Int>(0)
     let folders: TenantFolders
@@ -130,6 +133,7 @@ public final class TransferEngine: Service, Sendable {
                 // The periodic loops run until the shutdown has handed back every transfer.
                 await withTaskGroup(of: Void.self) { loops in
                     loops.addTask { await self.runHeartbeats() }
+                    loops.addTask { await self.runLeaseWatch() }
                     loops.addTask { await self.runScheduler() }
                     loops.addTask { await self.runControlListener() }
                     loops.addTask { await self.runPriorityListener() }

@@ -32,6 +32,9 @@ struct TransferJob: Sendable {
     var diskSpace: DiskSpace? = nil
     /// The process's memory for data tasks' bodies.
     var memory: MemoryBudget? = nil
+    /// Just after its lease was taken (made right after the claim): the lease holds at least
+    /// `leaseDuration` from here, heartbeats or not (`TransferEngine.runLeaseWatch`).
+    var claimedAt = ContinuousClock.now
 
     var lease: LeaseToken { LeaseToken(taskID: claim.taskID, epoch: claim.leaseEpoch) }
     var taskID: String { claim.taskID }

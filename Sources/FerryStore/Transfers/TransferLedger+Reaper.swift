@@ -12,12 +12,21 @@ extension TransferLedger {
     /// - a task being cancelled completes with -999; a suspended one just loses its owner.
     ///
     /// This instance's own leases are left to its heartbeat even when late (a busy instance
-    /// renews them as long as nobody else took them over).
+    /// renews them as long as nobody else took them over), but for those of tasks it no longer
+    /// holds when `holding` lists what it holds: a transfer stopped because its heartbeats
+    /// failed (`TransferEngine.runLeaseWatch`) leaves its lease to lapse, and with no other
+    /// instance nobody else would ever take it over.
     /// Returns the number of leases taken over.
     @discardableResult
-    public func reapExpiredLeases(resumeData: ResumeDataIssuer, limit: Int = 100) async throws -> Int {
-        try await reap(
-            "t.lease_owner IS NOT NULL AND t.lease_owner <> $2 AND t.lease_expires_at < now()", resumeData: resumeData, limit: limit
+    public func reapExpiredLeases(resumeData: ResumeDataIssuer, limit: Int = 100, holding: [String]? = nil) async throws -> Int {
+        guard let holding else {
+            return try await reap(
+                "t.lease_owner IS NOT NULL AND t.lease_owner <> $2 AND t.lease_expires_at < now()", resumeData: resumeData, limit: limit
+            )
+        }
+        return try await reap(
+            "t.lease_owner IS NOT NULL AND t.lease_expires_at < now() AND (t.lease_owner <> $2 OR t.id <> ALL($3::text[]))",
+            resumeData: resumeData, limit: limit, holding
         )
     }
 
@@ -33,7 +42,8 @@ extension TransferLedger {
         }
     }
 
-    private func reap(_ condition: String, resumeData: ResumeDataIssuer, limit: Int) async throws -> Int {
+    /// `condition` may use `$3`, `$4`, … for `parameters` after the limit ($1) and this instance ($2).
+    private func reap(_ condition: String, resumeData: ResumeDataIssuer, limit: Int, _ parameters: any PostgresBindable...) async throws -> Int {
         let instanceID = self.instanceID
         return try await pool.withTransaction { connection in
             let rows = try connection.query(
@@ -46,7 +56,7 @@ extension TransferLedger {
                 LIMIT $1
                 FOR UPDATE OF t SKIP LOCKED
                 """,
-                [limit, instanceID]
+                [limit, instanceID] + parameters
             )
             var completions = CompletionBatch()
             var events = EventBatch()
