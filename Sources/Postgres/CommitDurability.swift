@@ -18,7 +18,7 @@ public enum CommitDurability: Sendable {
 extension PostgresConnection {
     /// Sets the session's `synchronous_commit` for the calls that follow, when it changes: a
     /// round trip only when this connection's previous caller wanted the other kind. The pool
-    /// calls it before each job but an asynchronous transaction's (`SET LOCAL` does for that),
+    /// calls it before each job but a transaction's (`SET LOCAL` does for those, when needed),
     /// never inside a transaction: a SET rolled back with one would leave the flag wrong.
     func commit(_ durability: CommitDurability) throws {
         let asynchronous = durability == .asynchronous

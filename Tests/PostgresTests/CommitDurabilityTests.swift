@@ -20,13 +20,21 @@ import Testing
             seen.append(try await pool.withConnection(show))
             seen.append(try await pool.withConnection(commit: .asynchronous, show))
             seen.append(try await pool.withConnection(commit: .asynchronous, show))
+            // SET LOCAL: a transaction leaves the session as it was (here asynchronous).
             seen.append(try await pool.withTransaction(show))
+            seen.append(try await pool.withConnection(commit: .asynchronous, show))
+            seen.append(try await pool.withConnection(show))
             seen.append(try await pool.withTransaction(commit: .asynchronous, show))
-            // SET LOCAL: the asynchronous transaction leaves the session as it was.
             seen.append(try await pool.withConnection(show))
             seen.append(try await pool.withConnection(commit: .asynchronous, show))
             seen.append(try pool.withConnectionBlocking(show))
-            #expect(seen == ["on", "off", "off", "on", "off", "on", "off", "on"])
+            #expect(seen == ["on", "off", "off", "on", "off", "on", "off", "on", "off", "on"])
+            // The session was left as each call's kind wants it: no SET or RESET for the transactions.
+            let afterDurable = try await pool.withTransaction { $0.commitsAsynchronously }
+            _ = try await pool.withConnection(commit: .asynchronous, show)
+            let afterAsynchronous = try await pool.withTransaction { $0.commitsAsynchronously }
+            #expect(!afterDurable)
+            #expect(afterAsynchronous)
         }
     }
 
