@@ -149,6 +149,16 @@ struct DurabilityTests {
             let uncommittedBlob = try write(.blobs, "blb_uncommitted")
             let kept = try await ferry.database.database.blobs.create(id: "blb_kept", tenantID: ferry.tenant.id, size: 3, sha256: "00")
             let keptBlob = try write(.blobs, kept.id)
+            // A cache body whose entry's row never committed, and one an entry has.
+            let orphanCacheBody = try write(.cache, "cch_orphan")
+            let cached = CachedResponse(
+                url: "http://127.0.0.1:9/cached", request: TransferRequest(url: "http://127.0.0.1:9/cached"),
+                head: ResponseHead(statusCode: 200, fields: []), requestTime: Date(), responseTime: Date(), bodyKey: "cch_kept", bodySize: 3
+            )
+            _ = try await ferry.database.database.cache.put(
+                [CacheStore.Put(sessionID: session.id, key: "GET http://127.0.0.1:9/cached", entry: cached)], capacity: 1_000_000
+            )
+            let keptCacheBody = try write(.cache, "cch_kept")
             let freshOrphan = try files.path(.partial, tenantID: ferry.tenant.id, name: "tsk_new.part")
             try Data([9]).write(to: URL(fileURLWithPath: freshOrphan))
                 // Tasks someone holds (under a lease that lasts: the harness's reaper takes lapsed
@@ -179,7 +189,11 @@ struct DurabilityTests {
                 blocking: BlockingPool(name: "test-files", threadCount: 1), logger: quietLogger
             )
             let report = try await reconciler.reconcile()
-            #expect(report == .init(removedPartials: 1, restoredDownloads: 1, removedDownloads: 1, removedStreams: 2, removedBlobs: 2))
+            #expect(report == .init(
+                removedPartials: 1, restoredDownloads: 1, removedDownloads: 1, removedStreams: 2, removedBlobs: 2, removedCacheBodies: 1
+            ))
+            #expect(!FileManager.default.fileExists(atPath: orphanCacheBody))
+            #expect(FileManager.default.fileExists(atPath: keptCacheBody))
             #expect(!FileManager.default.fileExists(atPath: cutUpload) && !FileManager.default.fileExists(atPath: uncommittedBlob))
             #expect(FileManager.default.fileExists(atPath: keptBlob))
             #expect(!FileManager.default.fileExists(atPath: orphanStream) && !FileManager.default.fileExists(atPath: orphanStreamDone))

@@ -14,7 +14,10 @@ import Logging
 ///   or gone) is removed: only a transfer's own end removed them;
 /// - a file of the blobs folder without a blob's row (a `.uploading` file of an upload cut by a
 ///   crash, or a blob renamed into place whose row never committed) is removed: counted in no
-///   quota, it stayed for good.
+///   quota, it stayed for good;
+/// - a file of the cache folder that is no cache entry's body (written, then the process died
+///   before the entry's row was; or a temporary file of a write cut short) is removed: counted
+///   in no session's cache size, it stayed for good.
 ///
 /// Files younger than `gracePeriod` are left alone: they may belong to a transfer that is being
 /// set up, by this or another instance sharing the folder, whose row is not yet visible.
@@ -32,6 +35,7 @@ struct StorageReconciler: Sendable {
         var removedDownloads = 0
         var removedStreams = 0
         var removedBlobs = 0
+        var removedCacheBodies = 0
     }
 
     func reconcile() async throws -> Report {
@@ -46,12 +50,15 @@ struct StorageReconciler: Sendable {
             try await reconcileDownloads(tenantID: tenantID, report: &report)
             try await reconcileStreams(tenantID: tenantID, report: &report)
             try await reconcileBlobs(tenantID: tenantID, report: &report)
+            report.removedCacheBodies += try await removeUnreferenced(in: .cache, tenantID: tenantID) { names in
+                try await storage.cachedBodies(tenantID: tenantID, names: names)
+            }
         }
         if report != Report() {
             logger.notice("reconciled the data folder with the database", metadata: [
                 "removedPartials": "\(report.removedPartials)", "restoredDownloads": "\(report.restoredDownloads)",
                 "removedDownloads": "\(report.removedDownloads)", "removedStreams": "\(report.removedStreams)",
-                "removedBlobs": "\(report.removedBlobs)",
+                "removedBlobs": "\(report.removedBlobs)", "removedCacheBodies": "\(report.removedCacheBodies)",
             ])
         }
         return report

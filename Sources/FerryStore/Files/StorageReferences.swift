@@ -40,6 +40,15 @@ public struct StorageReferences: Sendable {
         try await matchingIDs(of: names, tenantID: tenantID, "SELECT id FROM blobs WHERE tenant_id = $1 AND id = ANY($2)")
     }
 
+    /// Of `names` (files of the tenant's cache folder), those a URL cache entry's body is. Read
+    /// through the tenant's sessions: the cache's keys start with the session.
+    public func cachedBodies(tenantID: String, names: [String]) async throws -> Set<String> {
+        try await matchingIDs(of: names, tenantID: tenantID, """
+            SELECT c.body_key FROM cache_entries c
+            WHERE c.session_id IN (SELECT id FROM sessions WHERE tenant_id = $1) AND c.body_key = ANY($2)
+            """)
+    }
+
     /// The ids of `candidates` that `query` ($1 the tenant, $2 the candidates) answers.
     private func matchingIDs(of candidates: [String], tenantID: String, _ query: String) async throws -> Set<String> {
         guard !candidates.isEmpty else { return [] }
