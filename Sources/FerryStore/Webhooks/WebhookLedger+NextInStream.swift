@@ -13,7 +13,7 @@ extension WebhookLedger {
     /// own stream (those also wait for the session's tasks: the claim's business).
     ///
     /// When the stream has nothing more (or has ended: nothing follows a task's
-    /// `task.didCompleteWithError`), takes instead, on the same connection, the first of
+    /// `task.didCompleteWithError`), takes instead, in the same statement, the first of
     /// `candidates` (ready heads a claim left for want of room, oldest first) that is still due,
     /// not leased, the head of its stream (nothing earlier unfinished but what `answered` lists)
     /// and of an active endpoint, with the rest of its stream's run: the endpoint's count of
@@ -21,10 +21,8 @@ extension WebhookLedger {
     /// key and one probe of the stream index, not a pass over every pending delivery. Also
     /// answers how many candidates it used up (taken, or found stale).
     ///
-    /// Each statement commits on its own: each checks and leases what it takes by itself, so
-    /// nothing needs them together, and a transaction's BEGIN and COMMIT were two of the five
-    /// round trips a slot made per stream. (A head leased by a statement whose run then fails
-    /// to be taken is given back by its lease's end, as after a crash.)
+    /// The statement commits on its own: it checks and leases what it takes by itself, and a
+    /// transaction's BEGIN and COMMIT were two of the five round trips a slot made per stream.
     public func claimNext(
         after previous: ClaimedDelivery, limit: Int, lease: Duration,
         orOneOf candidates: [DeliveryCandidate] = [], answered: [String] = []
@@ -35,14 +33,16 @@ extension WebhookLedger {
         let streamEnded = previous.event.eventType == .taskDidCompleteWithError
         if streamEnded, candidates.isEmpty { return ([], 0) }
         return try await pool.withConnection(commit: .asynchronous) { connection in
-            if !streamEnded {
+            guard !candidates.isEmpty else {
                 let run = try takeRun(
                     endpointID: previous.endpointID, streamID: previous.streamID, after: previous.event.sequence,
                     limit: limit, lease: lease, on: connection
                 )
-                guard run.isEmpty else { return (run, 0) }
+                return (run, 0)
             }
-            return try takeOneOf(candidates, limit: limit, lease: lease, answered: answered, on: connection)
+            return try takeOneOf(
+                candidates, after: streamEnded ? nil : previous, limit: limit, lease: lease, answered: answered, on: connection
+            )
         }
     }
 
@@ -93,128 +93,46 @@ extension WebhookLedger {
         FROM webhook_endpoints w WHERE w.id = $1
         """
 
-    /// The first good candidate's run (see `takeHead`), and how many candidates were used up.
+    /// Leases the first of `candidates` that is still due, not leased, the head of its stream
+    /// (nothing earlier unfinished but what `answered` lists) and of an active endpoint, with
+    /// the rest of its stream's run (`takeRun`'s rules), in one statement; answers the run, loaded,
+    /// and how many candidates were used up. Nothing (and every candidate used up) also when the
+    /// one chosen was taken elsewhere meanwhile: the slot ends, and the next claim sees the rest.
+    ///
+    /// With `previous`, the run of `previous`'s stream comes first, in the same statement: only
+    /// when it has none are the candidates looked at (none used up).
+    ///
+    /// One statement: the stream's look-up, the head and the head's run were three, each a round
+    /// trip (in bench/decisions.sh's data run, 1,670 switches to another stream per 1,000 tasks,
+    /// nearly all after a look-up of the stream that found nothing).
     private func takeOneOf(
-        _ candidates: [DeliveryCandidate], limit: Int, lease: Duration, answered: [String], on connection: PostgresConnection
+        _ candidates: [DeliveryCandidate], after previous: ClaimedDelivery? = nil, limit: Int, lease: Duration, answered: [String],
+        on connection: PostgresConnection
     ) throws -> (run: [ClaimedDelivery], candidatesUsed: Int) {
-        guard let index = try takeHead(of: candidates, answered: answered, lease: lease, on: connection) else {
-            return ([], candidates.count)
-        }
-        let candidate = candidates[index]
-        let run = try takeRun(
-            endpointID: candidate.endpointID, streamID: candidate.streamID, after: candidate.sequence,
-            limit: limit - 1, lease: lease, including: candidate.deliveryID, on: connection
-        )
-        return (run, index + 1)
+        var parameters: [any PostgresBindable] = [
+            candidates.map(\.deliveryID), candidates.map(\.endpointID), candidates.map(\.streamID), candidates.map(\.sequence),
+            answered, instanceID, lease.secondsValue, max(limit, 1),
+        ]
+        if let previous { parameters += [previous.endpointID, previous.streamID, previous.event.sequence] }
+        let rows = try connection.query(previous == nil ? Self.switchSQL : Self.switchAfterStreamSQL, parameters)
+        guard let first = rows.first else { return ([], candidates.count) }
+        // No ordinal: the run is the stream's own.
+        return (try rows.map(ClaimedDelivery.decode), Int(try first.decode("ordinal", as: Int64?.self) ?? 0))
     }
 
-    /// `takeRun`'s statement ($1 endpoint, $2 stream, $3 after this sequence, $4 instance, $5
-    /// lease seconds, $6 limit, $7 a head leased before, loaded first). Its plans must read the
-    /// stream index by all three columns whatever the statistics say (`NextInStreamPlanTests`).
-    static let runSQL = """
-        WITH following AS (
-            SELECT n.id, n.sequence,
-                   n.next_attempt_at <= now() AND (n.lease_expires_at IS NULL OR n.lease_expires_at < now()) AS takeable
-            FROM webhook_deliveries n
-            WHERE n.endpoint_id = $1 AND n.stream_id = $2 AND n.status = 'pending' AND n.sequence > $3
-            ORDER BY n.sequence LIMIT $6
-            FOR NO KEY UPDATE
-        ), run AS (
-            SELECT id FROM following
-            WHERE sequence < coalesce((SELECT min(sequence) FROM following WHERE NOT takeable), 9223372036854775807)
-        ), leased AS (
-            UPDATE webhook_deliveries d SET lease_owner = $4, lease_token = \(Self.nextLeaseToken(after: "d.lease_token")),
-                lease_expires_at = now() + make_interval(secs => $5), updated_at = now()
-            FROM run
-            WHERE d.id = run.id
-              AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.status = 'active')
-            RETURNING d.*
-        )
-        SELECT \(ClaimedDelivery.columns)
-        FROM (SELECT * FROM leased UNION ALL SELECT * FROM webhook_deliveries WHERE id = $7) d
-        JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
-        ORDER BY e.position
-        """
-
-    /// `takeHead`'s statement ($1 candidates, $2 their endpoints, $3 their streams, $4 their
-    /// sequences, $5 answered, $6 instance, $7 lease seconds). Its plans must look the
-    /// candidates up by their keys (`NextInStreamPlanTests`).
-    static let headSQL = """
-        WITH offered AS (
-            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[]) WITH ORDINALITY
-                AS c(id, endpoint_id, stream_id, sequence, ordinal)
-        ), first AS (
-            -- The first that looks good, each looked up by its key and its stream probed by
-            -- the stream index (OFFSET 0 keeps each apart: as joins, the planner read every
-            -- pending delivery instead). Nothing is locked yet: only the one chosen is.
-            SELECT c.id, c.ordinal FROM offered c
-            CROSS JOIN LATERAL (
-                SELECT d.status, d.next_attempt_at, d.lease_expires_at, d.endpoint_id FROM webhook_deliveries d
-                WHERE d.id = c.id OFFSET 0
-            ) d
-            CROSS JOIN LATERAL (
-                SELECT EXISTS (
-                    SELECT 1 FROM webhook_deliveries q
-                    WHERE q.endpoint_id = c.endpoint_id AND q.stream_id = c.stream_id AND q.status = 'pending'
-                      AND q.sequence < c.sequence AND q.id <> ALL($5::text[])
-                ) AS behind OFFSET 0
-            ) earlier
-            WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-              AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
-              AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.status = 'active')
-              AND NOT earlier.behind
-            ORDER BY c.ordinal LIMIT 1
-        ), locked AS (
-            -- By its key alone, then checked again as locked (its latest version): with
-            -- "status = 'pending'" here, the planner may read a whole partial index of pending
-            -- deliveries instead (see 0014_no_index_of_due_deliveries.sql).
-            SELECT d.id, d.status, d.lease_expires_at FROM webhook_deliveries d
-            WHERE d.id = (SELECT id FROM first)
-            FOR NO KEY UPDATE SKIP LOCKED
-        ), head AS (
-            SELECT l.id FROM locked l
-            WHERE l.status = 'pending' AND (l.lease_expires_at IS NULL OR l.lease_expires_at < now())
-        )
-        UPDATE webhook_deliveries d SET lease_owner = $6, lease_token = \(Self.nextLeaseToken(after: "d.lease_token")),
-            lease_expires_at = now() + make_interval(secs => $7), updated_at = now()
-        FROM head WHERE d.id = head.id
-        RETURNING (SELECT ordinal FROM first)
-        """
-
     /// Leases up to `limit` consecutive deliveries of a stream after `sequence` that are due and
-    /// not leased, stopping at the first that is not; answers them (with `head`, leased just
-    /// before by this instance, first), loaded in the same statement.
+    /// not leased, stopping at the first that is not; answers them, loaded in the same statement.
     private func takeRun(
-        endpointID: String, streamID: String, after sequence: Int64, limit: Int, lease: Duration,
-        including head: String? = nil, on connection: PostgresConnection
+        endpointID: String, streamID: String, after sequence: Int64, limit: Int, lease: Duration, on connection: PostgresConnection
     ) throws -> [ClaimedDelivery] {
         try connection.query(
             Self.runSQL,
-            [endpointID, streamID, sequence, instanceID, lease.secondsValue, max(limit, 0), head]
+            [endpointID, streamID, sequence, instanceID, lease.secondsValue, max(limit, 0)]
         ).map(ClaimedDelivery.decode)
     }
 
     /// The most ready heads a claim hands back as candidates.
     public static let maximumCandidates = 512
-
-    /// Leases the first of `candidates` that is still due, not leased, the head of its stream
-    /// (nothing earlier unfinished but what `answered` lists) and of an active endpoint, in one
-    /// statement (one each was a round trip per stale candidate); answers its index. Nil also
-    /// when the one chosen was taken elsewhere meanwhile: the slot ends, and the next claim
-    /// sees the rest.
-    private func takeHead(
-        of candidates: [DeliveryCandidate], answered: [String], lease: Duration, on connection: PostgresConnection
-    ) throws -> Int? {
-        guard !candidates.isEmpty else { return nil }
-        let ordinal = try connection.query(
-            Self.headSQL,
-            [
-                candidates.map(\.deliveryID), candidates.map(\.endpointID), candidates.map(\.streamID), candidates.map(\.sequence),
-                answered, instanceID, lease.secondsValue,
-            ]
-        ).first?.decode(0, as: Int64.self)
-        return ordinal.map { Int($0) - 1 }
-    }
 
     /// Gives back leases this instance took but will not use (the rest of a run after a failed
     /// attempt): they would otherwise count against their endpoint until they expire.
