@@ -13,6 +13,10 @@ public enum CommitDurability: Sendable {
     /// For what may be forgotten in such a crash because it is done again: a delivery's lease
     /// or its record (the delivery is sent again, as at-least-once allows), never an event.
     case asynchronous
+    /// The call only reads, so how it commits does not matter: the session's setting is left as
+    /// the last call left it, without the SET or RESET that asking for either kind may cost.
+    /// (Anything it did write would commit as that setting says.)
+    case readOnly
 }
 
 extension PostgresConnection {
@@ -21,6 +25,7 @@ extension PostgresConnection {
     /// calls it before each job but a transaction's (`SET LOCAL` does for those, when needed),
     /// never inside a transaction: a SET rolled back with one would leave the flag wrong.
     func commit(_ durability: CommitDurability) throws {
+        guard durability != .readOnly else { return }
         let asynchronous = durability == .asynchronous
         guard asynchronous != commitsAsynchronously else { return }
         guard !isInTransaction else {

@@ -63,7 +63,7 @@ public final class PostgresPool: Sendable {
     ) async throws -> T {
         try await run(settingSessionTo: nil) { connection in
             let local: String? = switch (durability, connection.commitsAsynchronously) {
-            case (.durable, false), (.asynchronous, true): nil
+            case (.durable, false), (.asynchronous, true), (.readOnly, _): nil
             // DEFAULT: the server's setting, whatever it is (`remote_apply` with a standby, say).
             case (.durable, true): "SET LOCAL synchronous_commit TO DEFAULT"
             case (.asynchronous, false): "SET LOCAL synchronous_commit TO off"

@@ -38,6 +38,20 @@ import Testing
         }
     }
 
+    /// A read-only call sends nothing about commits: it finds the session as the call before it left it.
+    @Test func aReadOnlyCallLeavesTheSessionAlone() async throws {
+        try await withTestPool(size: 1, options: Self.durable) { pool, _ in
+            var seen: [String] = []
+            seen.append(try await pool.withConnection(commit: .readOnly, Self.show))
+            _ = try await pool.withConnection(commit: .asynchronous, Self.show)
+            seen.append(try await pool.withConnection(commit: .readOnly, Self.show))
+            seen.append(try await pool.withTransaction(commit: .readOnly, Self.show))
+            _ = try await pool.withConnection(Self.show)
+            seen.append(try await pool.withConnection(commit: .readOnly, Self.show))
+            #expect(seen == ["on", "off", "off", "on"])
+        }
+    }
+
     /// An asynchronous transaction that failed and rolled back leaves the session as it was:
     /// the calls after it see what they ask for.
     @Test func aRolledBackTransactionLeavesTheSettingAsAsked() async throws {

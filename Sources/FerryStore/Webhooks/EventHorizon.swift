@@ -94,19 +94,19 @@ extension EventHorizon {
     /// always safe.
     public static func current(pool: PostgresPool, patience: Duration = .seconds(1)) async throws -> Int64 {
         let deadline = ContinuousClock.now + patience
-        var horizon = try await pool.withConnection { connection in
+        var horizon = try await pool.withConnection(commit: .readOnly) { connection in
             var horizon = EventHorizon()
             try horizon.propose(on: connection)
             return horizon
         }
         while horizon.isWaiting {
             if ContinuousClock.now >= deadline {
-                return try await pool.withConnection { connection in
+                return try await pool.withConnection(commit: .readOnly) { connection in
                     try connection.query("SELECT position FROM webhook_dispatch WHERE id = 1").first?.decode(0, as: Int64.self) ?? 0
                 }
             }
             try await Task.sleep(for: .milliseconds(2))
-            horizon = try await pool.withConnection { [horizon] connection in
+            horizon = try await pool.withConnection(commit: .readOnly) { [horizon] connection in
                 var next = horizon
                 try next.resolve(on: connection)
                 return next

@@ -10,6 +10,16 @@ extension WebhookLedger {
     @discardableResult
     public func finishEventsIfDone(sessionIDs: [String]) async throws -> [String] {
         guard !sessionIDs.isEmpty else { return [] }
+        // Most sessions are not background sessions with a delegate (a kind never changes): one
+        // round trip says so, where the transaction below takes three (BEGIN and COMMIT). It
+        // checks again under its locks.
+        let backgroundSessionsWithDelegate = try await pool.withConnection(commit: .readOnly) { connection in
+            try connection.query(
+                "SELECT count(*) FROM sessions WHERE id = ANY($1) AND kind = 'background' AND delegate_endpoint_id IS NOT NULL",
+                [sessionIDs]
+            ).firstRow().decode(0, as: Int64.self)
+        }
+        guard backgroundSessionsWithDelegate > 0 else { return [] }
         return try await pool.withTransaction { connection in
             // Locked first, checked after: a concurrent check on another instance waits here and
             // then sees this one's event.

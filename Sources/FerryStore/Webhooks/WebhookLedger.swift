@@ -131,14 +131,14 @@ public struct WebhookLedger: Sendable {
 
     /// How far the log has been fanned out.
     public func dispatchPosition() async throws -> Int64 {
-        try await pool.withConnection { connection in
+        try await pool.withConnection(commit: .readOnly) { connection in
             try connection.query("SELECT position FROM webhook_dispatch WHERE id = 1").firstRow().decode(0, as: Int64.self)
         }
     }
 
     /// The safe horizon, advanced by one round (see `EventHorizon`).
     public func advance(_ horizon: EventHorizon) async throws -> EventHorizon {
-        try await pool.withConnection { connection in
+        try await pool.withConnection(commit: .readOnly) { connection in
             var next = horizon
             try next.advance(on: connection)
             return next
@@ -149,7 +149,7 @@ public struct WebhookLedger: Sendable {
     /// new candidate is proposed.
     public func settle(_ horizon: EventHorizon) async throws -> EventHorizon {
         guard horizon.isWaiting else { return horizon }
-        return try await pool.withConnection { connection in
+        return try await pool.withConnection(commit: .readOnly) { connection in
             var next = horizon
             try next.resolve(on: connection)
             return next
