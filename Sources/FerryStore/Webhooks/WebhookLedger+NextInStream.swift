@@ -64,34 +64,22 @@ extension WebhookLedger {
     /// claim that ranks every pending delivery. Counting streams in flight reads the pending
     /// deliveries once (about 1 ms in bench/decisions.sh's data run); ranking them, five times
     /// as much. Also answers how many candidates were used up (taken, or found stale).
+    ///
+    /// One statement, the count and the switch (`switchIfRoomSQL`): they were two round trips,
+    /// about 700 times per 1,000 tasks in bench/decisions.sh's data run.
     public func claimOneOf(
         _ candidates: [DeliveryCandidate], limit: Int, lease: Duration, answered: [String], perEndpoint: Int, perTenant: Int
     ) async throws -> (room: Room, candidatesUsed: Int) {
         guard let endpointID = candidates.first?.endpointID, limit > 0 else { return (.noCandidate, 0) }
+        let parameters = switchParameters(candidates, limit: limit, lease: lease, answered: answered) + [endpointID, perEndpoint, perTenant]
         return try await pool.withConnection(commit: .asynchronous) { connection in
-            let hasRoom = try connection.query(
-                Self.roomSQL, [endpointID, answered, perEndpoint, perTenant]
-            ).first?.decode(0, as: Bool.self) ?? false
-            guard hasRoom else { return (.full, 0) }
-            let (run, used) = try takeOneOf(candidates, limit: limit, lease: lease, answered: answered, on: connection)
-            return (run.isEmpty ? .noCandidate : .taken(run), used)
+            // One row at least, which says whether there was room; the run's rows, if any.
+            let rows = try connection.query(Self.switchIfRoomSQL, parameters)
+            guard let first = rows.first, try first.decode("has_room", as: Bool.self) else { return (.full, 0) }
+            guard try first.decode("delivery_id", as: String?.self) != nil else { return (.noCandidate, candidates.count) }
+            return (.taken(try rows.map(ClaimedDelivery.decode)), Int(try first.decode("ordinal", as: Int64.self)))
         }
     }
-
-    /// `claimOneOf`'s check ($1 endpoint, $2 answered, $3 the cap on endpoints' limits, $4 the
-    /// tenant limit): whether the endpoint is active and it and its tenant have room for one
-    /// more stream, counted as `claimDue` counts them (leased pending deliveries, by stream).
-    static let roomSQL = """
-        WITH busy AS MATERIALIZED (
-            -- Made once and read twice, so the tenant's test cannot be pushed into it: there it
-            -- could read every delivery the tenant ever had, by webhook_deliveries_tenant.
-            \(streamsInFlightSQL(answered: "$2"))
-        )
-        SELECT w.status = 'active'
-           AND (SELECT count(*) FROM busy WHERE busy.endpoint_id = w.id) < least(w.maximum_in_flight, $3)
-           AND (SELECT count(*) FROM busy WHERE busy.tenant_id = w.tenant_id) < $4
-        FROM webhook_endpoints w WHERE w.id = $1
-        """
 
     /// Leases the first of `candidates` that is still due, not leased, the head of its stream
     /// (nothing earlier unfinished but what `answered` lists) and of an active endpoint, with
@@ -109,15 +97,22 @@ extension WebhookLedger {
         _ candidates: [DeliveryCandidate], after previous: ClaimedDelivery? = nil, limit: Int, lease: Duration, answered: [String],
         on connection: PostgresConnection
     ) throws -> (run: [ClaimedDelivery], candidatesUsed: Int) {
-        var parameters: [any PostgresBindable] = [
-            candidates.map(\.deliveryID), candidates.map(\.endpointID), candidates.map(\.streamID), candidates.map(\.sequence),
-            answered, instanceID, lease.secondsValue, max(limit, 1),
-        ]
+        var parameters = switchParameters(candidates, limit: limit, lease: lease, answered: answered)
         if let previous { parameters += [previous.endpointID, previous.streamID, previous.event.sequence] }
         let rows = try connection.query(previous == nil ? Self.switchSQL : Self.switchAfterStreamSQL, parameters)
         guard let first = rows.first else { return ([], candidates.count) }
         // No ordinal: the run is the stream's own.
         return (try rows.map(ClaimedDelivery.decode), Int(try first.decode("ordinal", as: Int64?.self) ?? 0))
+    }
+
+    /// `switchSQL`'s first eight parameters.
+    private func switchParameters(
+        _ candidates: [DeliveryCandidate], limit: Int, lease: Duration, answered: [String]
+    ) -> [any PostgresBindable] {
+        [
+            candidates.map(\.deliveryID), candidates.map(\.endpointID), candidates.map(\.streamID), candidates.map(\.sequence),
+            answered, instanceID, lease.secondsValue, max(limit, 1),
+        ]
     }
 
     /// Leases up to `limit` consecutive deliveries of a stream after `sequence` that are due and

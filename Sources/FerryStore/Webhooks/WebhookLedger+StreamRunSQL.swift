@@ -11,19 +11,55 @@ extension WebhookLedger {
     /// sequences, $5 answered, $6 instance, $7 lease seconds, $8 the run's limit, head included).
     /// Its plans must look the candidates up by their keys, and the chosen head's stream up by
     /// the stream index (`NextInStreamPlanTests`).
-    static let switchSQL = switchSQL(afterOwnStream: false)
+    static let switchSQL = switchSQL(.always)
 
     /// `switchSQL`, with first the run of the slot's own stream ($9 endpoint, $10 stream, $11
     /// after this sequence): only when it has none are the candidates looked at.
-    static let switchAfterStreamSQL = switchSQL(afterOwnStream: true)
+    static let switchAfterStreamSQL = switchSQL(.afterOwnStream)
 
-    private static func switchSQL(afterOwnStream: Bool) -> String {
-        let own = afterOwnStream ? streamRun("own_run", endpoint: "$9", stream: "$10", after: "$11", limit: "$8") + "," : ""
+    /// `switchSQL` only if the candidates' endpoint ($9) and its tenant have room for one more
+    /// stream ($10 the cap on endpoints' limits, $11 the tenant limit), counted as `claimDue`
+    /// counts them (leased pending deliveries, by stream). Answers one row at least, whose
+    /// `has_room` says so; without a run, its delivery's columns are NULL.
+    static let switchIfRoomSQL = switchSQL(.ifRoom)
+
+    /// When `switchSQL` looks at its candidates.
+    private enum SwitchCondition {
+        case always
+        case afterOwnStream
+        case ifRoom
+    }
+
+    private static func switchSQL(_ condition: SwitchCondition) -> String {
+        let (before, gate) = switch condition {
+        case .always: ("", "")
+        case .afterOwnStream:
+            (streamRun("own_run", endpoint: "$9", stream: "$10", after: "$11", limit: "$8") + ",", "WHERE NOT EXISTS (SELECT 1 FROM own_run)")
+        case .ifRoom:
+            (
+                """
+                busy AS MATERIALIZED (
+                    -- Made once and read twice, so the tenant's test cannot be pushed into it: there it
+                    -- could read every delivery the tenant ever had, by webhook_deliveries_tenant.
+                    \(streamsInFlightSQL(answered: "$5"))
+                ), room AS (
+                    SELECT w.status = 'active'
+                       AND (SELECT count(*) FROM busy WHERE busy.endpoint_id = w.id) < least(w.maximum_in_flight, $10)
+                       AND (SELECT count(*) FROM busy WHERE busy.tenant_id = w.tenant_id) < $11 AS ok
+                    FROM webhook_endpoints w WHERE w.id = $9
+                ),
+                """,
+                "WHERE coalesce((SELECT ok FROM room), false)"
+            )
+        }
+        let leading = condition == .ifRoom
+            ? "coalesce((SELECT ok FROM room), false) AS has_room, (SELECT ordinal FROM first) AS ordinal, "
+            : "(SELECT ordinal FROM first) AS ordinal, "
         return """
-            WITH \(own) offered AS (
+            WITH \(before) offered AS (
                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[]) WITH ORDINALITY
                     AS c(id, endpoint_id, stream_id, sequence, ordinal)
-                \(afterOwnStream ? "WHERE NOT EXISTS (SELECT 1 FROM own_run)" : "")
+                \(gate)
             ), first AS (
                 -- The first that looks good, each looked up by its key and its stream probed by
                 -- the stream index (OFFSET 0 keeps each apart: as joins, the planner read every
@@ -60,9 +96,9 @@ extension WebhookLedger {
                 after: "(SELECT sequence FROM head)", limit: "$8 - 1"
             )), run AS (
                 SELECT id FROM head UNION ALL SELECT id FROM head_run
-                \(afterOwnStream ? "UNION ALL SELECT id FROM own_run" : "")
+                \(condition == .afterOwnStream ? "UNION ALL SELECT id FROM own_run" : "")
             ),
-            \(leasedAndLoaded("run", instance: "$6", leaseSeconds: "$7", leading: "(SELECT ordinal FROM first) AS ordinal, "))
+            \(leasedAndLoaded("run", instance: "$6", leaseSeconds: "$7", leading: leading, evenIfNone: condition == .ifRoom))
             """
     }
 
@@ -86,8 +122,13 @@ extension WebhookLedger {
     }
 
     /// SQL: the CTE `leased`, which leases the deliveries the CTE `run` lists (of active
-    /// endpoints), and the statement's answer: them, loaded, in log order, after `leading` columns.
-    private static func leasedAndLoaded(_ run: String, instance: String, leaseSeconds: String, leading: String = "") -> String {
+    /// endpoints), and the statement's answer: them, loaded, in log order, after `leading` columns;
+    /// `evenIfNone`: one row of NULLs after `leading` when none were leased.
+    private static func leasedAndLoaded(
+        _ run: String, instance: String, leaseSeconds: String, leading: String = "", evenIfNone: Bool = false
+    ) -> String {
+        let loaded = "leased d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id"
+        return
         """
         leased AS (
             UPDATE webhook_deliveries d SET lease_owner = \(instance), lease_token = \(nextLeaseToken(after: "d.lease_token")),
@@ -98,7 +139,7 @@ extension WebhookLedger {
             RETURNING d.*
         )
         SELECT \(leading)\(ClaimedDelivery.columns)
-        FROM leased d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
+        FROM \(evenIfNone ? "(SELECT 1) AS one LEFT JOIN (\(loaded)) ON true" : loaded)
         ORDER BY e.position
         """
     }

@@ -104,8 +104,11 @@ struct NextInStreamPlanTests {
             let endpoint = try connection.query("SELECT id FROM webhook_endpoints LIMIT 1")[0].decode(0, as: String.self)
 
             try connection.execute("SET plan_cache_mode = force_generic_plan")
-            try connection.execute("PREPARE room_plan(text, text[], int8, int8) AS \(WebhookLedger.roomSQL)")
-            let room = try explain("EXECUTE room_plan('\(endpoint)', '{}', 16, 64)", on: connection)
+            try connection.execute(
+                "PREPARE room_plan(text[], text[], text[], int8[], text[], text, float8, int8, text, int8, int8) AS \(WebhookLedger.switchIfRoomSQL)"
+            )
+            // No candidates: the count alone.
+            let room = try explain("EXECUTE room_plan('{}', '{}', '{}', '{}', '{}', 'plans-test', 30, 16, '\(endpoint)', 16, 64)", on: connection)
             #expect(room.rowsRead <= Self.streams * 5 + 20, "the \(Self.streams * 5) pending deliveries, once: \(room)")
         }
     }
