@@ -20,10 +20,8 @@ public struct ProblemMiddleware: RouterMiddleware {
             let problem: APIError
             if let translated = APIError.translating(error) {
                 problem = translated
-            } else if FerryDatabase.failedBeforeAnyStatement(error), !contact.hasReachedServer {
-                // Only when no call of the request reached the database: after one did (a
-                // session created, then its delegate read), sending it again could do it twice.
-                problem = .databaseUnreachable()
+            } else if let unreachable = Self.databaseProblem(for: error, method: request.method, reachedServer: contact.hasReachedServer) {
+                problem = unreachable
             } else {
                 // The description, not the debug one: a PostgreSQL error's debug description has
                 // the server's message and detail, which may quote a bound value (a secret).
@@ -34,6 +32,19 @@ public struct ProblemMiddleware: RouterMiddleware {
         }
         response.headers[.xRequestID] = context.requestID
         return response
+    }
+}
+
+extension ProblemMiddleware {
+    /// A 503 with Retry-After for PostgreSQL out of reach, when sending the request again is
+    /// safe: no call of it reached the database (after one did, say a session created and then
+    /// its delegate read, sending it again could do it twice), or it only reads (GET, HEAD),
+    /// whatever it reached. Nil otherwise: a write that lost its connection mid-statement may
+    /// or may not have been done, which a 500 says by asking nothing of the client.
+    static func databaseProblem(for error: any Error, method: HTTPRequest.Method, reachedServer: Bool) -> APIError? {
+        if FerryDatabase.failedBeforeAnyStatement(error), !reachedServer { return .databaseUnreachable() }
+        if FerryDatabase.isUnreachable(error), method == .get || method == .head { return .databaseUnreachable() }
+        return nil
     }
 }
 
