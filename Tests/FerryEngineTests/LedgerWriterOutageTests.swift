@@ -25,9 +25,12 @@ struct LedgerWriterOutageTests {
         // Long enough for several tries (each waits up to the pool's 100 ms connect timeout).
         try await Task.sleep(for: .seconds(4))
         #expect(log.count(Self.retryingLine) == 1, "one line per failed try floods the log while an outage lasts")
+        // Their tasks are still this instance's business: its reaper leaves their leases alone.
+        #expect(Set(writer.tasksWithUnwrittenWrites) == [fixture.leases[0].taskID, fixture.leases[1].taskID])
 
         try await fixture.test.endOutage()
         #expect(try await fixture.completes(fixture.leases[1].taskID, within: .seconds(10)), "the end written during the outage was lost")
+        #expect(await Self.becomesTrue(within: .seconds(5)) { writer.tasksWithUnwrittenWrites.isEmpty })
         #expect(try await fixture.eventTypes(of: fixture.leases[0].taskID).contains("task.isWaitingForConnectivity"))
         #expect(log.count("writing transfer state succeeded again") == 1)
         writer.stop()

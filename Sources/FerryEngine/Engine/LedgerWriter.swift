@@ -35,6 +35,8 @@ final class LedgerWriter: Sendable {
     private let cookies: CookieStore
     /// `isPerforming`: writes taken from the queue are being written (see `isIdle`).
     private let queue = Mutex<(writes: [Write], isStopped: Bool, isPerforming: Bool)>(([], false, false))
+    /// The tasks with writes queued or being written (heartbeats aside), each with how many.
+    private let unwritten = Mutex<[String: Int]>([:])
     /// Once a shutdown has begun, when failing writes are given up (see `givingUpPoint`):
     /// `shutdown`, the end of its grace period (`giveUpFailingWrites`); `stopped`,
     /// `patienceWhenStopping` after `stop()`.
@@ -75,6 +77,8 @@ final class LedgerWriter: Sendable {
     func enqueue(_ write: Write) {
         let accepted = queue.withLock { queue in
             guard !queue.isStopped else { return false }
+            // Counted before the drain can take it, so that it never looks written too early.
+            countUnwritten(write, by: 1)
             queue.writes.append(write)
             return true
         }
@@ -103,6 +107,22 @@ final class LedgerWriter: Sendable {
     /// Nothing queued and nothing being written: a shutdown waiting for the last outcomes goes
     /// on (and stops renewing leases) only once their transaction has committed.
     var isIdle: Bool { queue.withLock { $0.writes.isEmpty && !$0.isPerforming } }
+
+    /// The tasks with an end or events queued or being written: their leases are still this
+    /// instance's business, lapsed or not (`TransferLedger.reapExpiredLeases(holding:)`). An
+    /// end queued while the database was away is written once it is back, not replaced by the
+    /// reaper's -1005.
+    var tasksWithUnwrittenWrites: [String] { unwritten.withLock { Array($0.keys) } }
+
+    private func countUnwritten(_ write: Write, by step: Int) {
+        if case .heartbeat = write { return }
+        unwritten.withLock { counts in
+            for taskID in write.taskIDs {
+                let count = counts[taskID, default: 0] + step
+                counts[taskID] = count > 0 ? count : nil
+            }
+        }
+    }
 
     /// Writes are refused from now on: after the final drain, or once what was left was given
     /// up (`giveUp`). Nothing more that waits to be written will be.
@@ -141,6 +161,8 @@ final class LedgerWriter: Sendable {
                 return queue.writes
             }
             guard !writes.isEmpty else { return }
+            // Written, set aside or given up: none of them is waiting any more.
+            defer { writes.forEach { countUnwritten($0, by: -1) } }
             let groups = Self.coalescedGroups(writes)
             for (index, group) in groups.enumerated() {
                 switch await perform(group.merged) {

@@ -310,8 +310,11 @@ extension TransferEngine {
         while !Task.isCancelled {
             try? await Task.sleep(for: configuration.reaperInterval)
             do {
-                // Read before the statement: a task claimed meanwhile has a lease that has not lapsed.
+                // This instance's own lapsed leases too, of tasks it holds no more in any way: not
+                // running or waiting, not being finalised, nothing of theirs left to write. Read
+                // before the statement: a task claimed meanwhile has a lease that has not lapsed.
                 let holding = book.withLock { $0.taskIDs } + finalizing.withLock { $0.keys.map(\.taskID) }
+                    + writer.tasksWithUnwrittenWrites
                 let reaped = try await ledger.reapExpiredLeases(resumeData: resumeData, holding: holding)
                 if reaped > 0 {
                     EngineMetrics.leaseTakeovers.increment(by: reaped)
