@@ -9,8 +9,43 @@ public enum PostgresListenerEvent: Sendable, Hashable {
     case connected
     case notification(channel: String, payload: String)
     /// The consumer fell behind by more than the buffer holds and the oldest events were
-    /// dropped: as after a reconnection, it re-checks the state it watches.
+    /// dropped: as after a reconnection, it re-checks the state it watches. Read once per loss,
+    /// before the events kept after it (`PostgresListenerEvents`).
     case overflowed
+}
+
+/// The listener's events, for one consumer. When its buffer dropped some (the consumer fell
+/// behind), the next one read is `.overflowed`, once, then those kept after the loss. A marker
+/// yielded into the buffer after every drop pushed out one more event each time, and under a
+/// lasting flood made half the buffer markers, each a re-check for every subscriber.
+public struct PostgresListenerEvents: AsyncSequence, Sendable {
+    public typealias Element = PostgresListenerEvent
+    let stream: AsyncStream<PostgresListenerEvent>
+    let overflow: ListenerOverflow
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: stream.makeAsyncIterator(), overflow: overflow)
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncStream<PostgresListenerEvent>.AsyncIterator
+        let overflow: ListenerOverflow
+
+        public mutating func next() async -> PostgresListenerEvent? {
+            // A drop happens only while the buffer is full, never while this waits on it empty.
+            if overflow.take() { return .overflowed }
+            return await base.next()
+        }
+    }
+}
+
+/// Raised by the listening thread when its buffer drops an event; taken by the consumer.
+final class ListenerOverflow: Sendable {
+    private let dropped = Atomic<Bool>(false)
+
+    func raise() { dropped.store(true, ordering: .releasing) }
+
+    func take() -> Bool { dropped.exchange(false, ordering: .acquiringAndReleasing) }
 }
 
 /// LISTEN on some channels, on a connection and a thread ("ferry-pg-listen") of its own, which
@@ -19,7 +54,7 @@ public enum PostgresListenerEvent: Sendable, Hashable {
 ///
 /// Send with `SELECT pg_notify($1, $2)` through the pool.
 public final class PostgresListener: Sendable {
-    public let events: AsyncStream<PostgresListenerEvent>
+    public let events: PostgresListenerEvents
     private let loop: ListenerLoop
     private let thread = Mutex<DedicatedThread?>(nil)
 
@@ -31,10 +66,11 @@ public final class PostgresListener: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(
             of: PostgresListenerEvent.self, bufferingPolicy: .bufferingNewest(max(bufferLimit, 1))
         )
-        events = stream
+        let overflow = ListenerOverflow()
+        events = PostgresListenerEvents(stream: stream, overflow: overflow)
         loop = ListenerLoop(
             conninfo: conninfo, channels: channels, applicationName: applicationName,
-            logger: logger, continuation: continuation
+            logger: logger, continuation: continuation, overflow: overflow
         )
     }
 
@@ -82,6 +118,7 @@ final class ListenerLoop: Sendable {
     let applicationName: String?
     let logger: Logger
     let continuation: AsyncStream<PostgresListenerEvent>.Continuation
+    let overflow: ListenerOverflow
     /// A pipe, readable once a stop is requested: (read end, write end).
     private let wakeUp: (Int32, Int32)?
     private let stopping = Atomic<Bool>(false)
@@ -89,12 +126,13 @@ final class ListenerLoop: Sendable {
     private let probeInterval: Duration = .seconds(30)
 
     init(conninfo: String, channels: [String], applicationName: String?, logger: Logger,
-         continuation: AsyncStream<PostgresListenerEvent>.Continuation) {
+         continuation: AsyncStream<PostgresListenerEvent>.Continuation, overflow: ListenerOverflow) {
         self.conninfo = conninfo
         self.channels = channels
         self.applicationName = applicationName
         self.logger = logger
         self.continuation = continuation
+        self.overflow = overflow
         wakeUp = GlibcExtensions.closeOnExecPipe()
     }
 
@@ -175,12 +213,9 @@ final class ListenerLoop: Sendable {
         }
     }
 
-    /// Yields `event`; when that drops the oldest one waiting, yields `.overflowed` after it, so
-    /// that the consumer, whatever else is dropped later, still finds one after the loss.
+    /// Yields `event`; when that drops the oldest one waiting, the consumer is told at its next read.
     private func publish(_ event: PostgresListenerEvent) {
-        if case .dropped = continuation.yield(event) {
-            continuation.yield(.overflowed)
-        }
+        if case .dropped = continuation.yield(event) { overflow.raise() }
     }
 
     private func sleepUnlessStopped(_ delay: Duration) {

@@ -60,8 +60,13 @@ struct EngineBookTests {
         #expect(book.admit(waiting, host: host, limit: 1) == .wait)
         #expect(book.admit(late, host: HostKey(sessionID: "ses_1", host: "other"), limit: 1) == .start(worker: 0))
         let cutoff = start + .seconds(5)
-        #expect(Set(book.leases(takenBefore: cutoff, lastRenewal: start)) == [early.lease, waiting.lease])
-        #expect(book.leases(takenBefore: cutoff, lastRenewal: cutoff).isEmpty)
+        #expect(Set(book.leases(lastHeldBefore: cutoff)) == [early.lease, waiting.lease])
+        // A heartbeat renews one (and names a lease not held here, which it forgets).
+        book.renewed([early.lease, job("tsk_gone", epoch: 1).lease], at: cutoff)
+        #expect(book.leases(lastHeldBefore: cutoff) == [waiting.lease])
+        // An older renewal does not undo a newer one.
+        book.renewed([early.lease], at: start)
+        #expect(book.leases(lastHeldBefore: cutoff) == [waiting.lease])
         #expect(Set(book.taskIDs) == ["tsk_early", "tsk_waiting", "tsk_late"])
     }
 

@@ -42,7 +42,7 @@ struct TimedOut: Error, CustomStringConvertible {
 final class EventRecorder<Event: Sendable>: Sendable {
     private let events = Mutex<[Event]>([])
 
-    init(_ stream: AsyncStream<Event>) {
+    init<Events: AsyncSequence & Sendable>(_ stream: Events) where Events.Element == Event, Events.Failure == Never {
         Task { [self] in
             for await event in stream {
                 events.withLock { $0.append(event) }

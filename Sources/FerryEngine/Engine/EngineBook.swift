@@ -20,6 +20,8 @@ struct EngineBook {
     }
 
     private var running: [String: Running] = [:]
+    /// When a heartbeat last renewed each lease held here (sent then: see `renewed`).
+    private var renewals: [LeaseToken: ContinuousClock.Instant] = [:]
     private var perWorker: [Int]
     private var perHost: [HostKey: Int] = [:]
     private var waiting: [HostKey: [TransferJob]] = [:]
@@ -141,12 +143,28 @@ struct EngineBook {
         running[taskID]?.lease ?? waiting.values.lazy.compactMap { $0.first { $0.taskID == taskID }?.lease }.first
     }
 
-    /// The leases held here (running or waiting) not known to hold beyond `instant`: taken before
-    /// it, and not renewed since (`lastRenewal`: when a heartbeat last renewed every lease it held).
-    func leases(takenBefore instant: ContinuousClock.Instant, lastRenewal: ContinuousClock.Instant) -> [LeaseToken] {
-        guard lastRenewal < instant else { return [] }
-        return running.values.filter { $0.claimedAt < instant }.map(\.lease)
-            + waiting.values.flatMap { $0.filter { $0.claimedAt < instant }.map(\.lease) }
+    /// A heartbeat sent at `instant` renewed these leases; those no longer held are forgotten.
+    mutating func renewed(_ leases: Set<LeaseToken>, at instant: ContinuousClock.Instant) {
+        var kept: [LeaseToken: ContinuousClock.Instant] = [:]
+        for lease in heldLeases {
+            let last = renewals[lease]
+            kept[lease] = leases.contains(lease) ? max(last ?? instant, instant) : last
+        }
+        renewals = kept
+    }
+
+    /// The leases held here (running or waiting) taken, and last renewed, before `instant`: not
+    /// known to hold beyond it.
+    func leases(lastHeldBefore instant: ContinuousClock.Instant) -> [LeaseToken] {
+        func lapsing(_ lease: LeaseToken, claimedAt: ContinuousClock.Instant) -> Bool {
+            max(claimedAt, renewals[lease] ?? claimedAt) < instant
+        }
+        return running.values.filter { lapsing($0.lease, claimedAt: $0.claimedAt) }.map(\.lease)
+            + waiting.values.flatMap { $0.filter { lapsing($0.lease, claimedAt: $0.claimedAt) }.map(\.lease) }
+    }
+
+    private var heldLeases: [LeaseToken] {
+        running.values.map(\.lease) + waiting.values.flatMap { $0.map(\.lease) }
     }
 
     /// The tasks held here, running or waiting.

@@ -15,7 +15,9 @@ final class LedgerWriter: Sendable {
         case events([OwnerEvent], asking: [AskingDecision] = [])
         /// Transfers' ends, after their last events (both in one transaction); `asking` as for `events`.
         case finish([(lease: LeaseToken, outcome: TransferOutcome)], after: [OwnerEvent] = [], asking: [AskingDecision] = [])
-        case heartbeat([TransferProgress], reply: @Sendable (HeartbeatResult?) -> Void)
+        /// `reply`: the result (nil: not written), and when its transaction was about to be
+        /// sent, from which each lease it renewed holds a lease's length at least.
+        case heartbeat([TransferProgress], reply: @Sendable (HeartbeatResult?, _ sentAt: ContinuousClock.Instant) -> Void)
         case cookies([CookieUpdate])
     }
 
@@ -279,11 +281,12 @@ final class LedgerWriter: Sendable {
                 case .cookies(let updates):
                     try await cookies.apply(updates)
                 case .heartbeat(let progress, let reply):
+                    let sentAt = ContinuousClock.now
                     do {
-                        reply(try await ledger.heartbeat(progress, workers: workers, version: version))
+                        reply(try await ledger.heartbeat(progress, workers: workers, version: version), sentAt)
                     } catch {
                         logger.warning("heartbeat failed", metadata: ["error": "\(error)"])
-                        reply(nil)
+                        reply(nil, sentAt)
                     }
                 }
                 if pacing.failures > 0 {
@@ -372,6 +375,8 @@ extension LedgerWriter {
             (queue.isStopped, queue.isPerforming) = (true, false)
             return queue.writes
         }
+        // The drain's own batch (`writes`) is uncounted by the drain.
+        queued.forEach { countUnwritten($0, by: -1) }
         let all = writes + queued
         logger.error("the database stayed away while stopping; writes of transfer state are given up and their leases left to lapse", metadata: [
             "tasks": "\(Set(all.flatMap(\.taskIDs)).sorted().joined(separator: ","))", "events": "\(all.reduce(0) { $0 + $1.eventCount })",
@@ -385,7 +390,7 @@ extension LedgerWriter.Write {
     func tellUnwritten() {
         switch self {
         case .events(_, let asking), .finish(_, _, let asking): asking.forEach { $0.claimed(nil) }
-        case .heartbeat(_, let reply): reply(nil)
+        case .heartbeat(_, let reply): reply(nil, .now)
         case .cookies: break
         }
     }

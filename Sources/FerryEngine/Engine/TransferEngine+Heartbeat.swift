@@ -83,15 +83,16 @@ extension TransferEngine {
             }
         }
 
-        let result = await withCheckedContinuation { continuation in
-            writer.enqueue(.heartbeat(progress, reply: { continuation.resume(returning: $0) }))
+        let (result, sentAt) = await withCheckedContinuation { continuation in
+            writer.enqueue(.heartbeat(progress, reply: { continuation.resume(returning: ($0, $1)) }))
             beatsInProgress.end()
         }
         let held = Set(progress.map(\.lease))
         memory.reported = memory.reported.filter { held.contains($0.key) }
         guard let result else { return }
-        // Begun after `now`: the leases it renewed hold for a lease's length from `now` at least.
-        leasesRenewedAt.withLock { $0 = max($0, now) }
+        // Renewed by a transaction sent after `sentAt`: each holds a lease's length from then.
+        book.withLock { $0.renewed(held.subtracting(result.lost), at: sentAt) }
+        othersMayTakeOver.store(result.otherLiveInstances > 0, ordering: .releasing)
         // A transfer that ended while this beat was prepared had its end written first.
         for lease in result.lost where book.withLock({ $0.holds(lease) }) {
             logger.warning("lease lost; stopping the transfer", metadata: ["task": "\(lease.taskID)"])

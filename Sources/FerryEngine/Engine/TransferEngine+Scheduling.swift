@@ -48,6 +48,8 @@ extension TransferEngine {
             guard free > 0 else { return }
             let limit = min(free, 200)
             let claims: [ClaimedTask]
+            // Before the claim is sent: its leases hold a lease's length from after this.
+            let claimedAt = ContinuousClock.now
             do {
                 claims = try await ledger.claim(limit: limit)
             } catch {
@@ -57,12 +59,13 @@ extension TransferEngine {
             }
             // The claim's one reservation becomes one per task it leased.
             dispatching.add(claims.count - 1, ordering: .acquiringAndReleasing)
+            preparing.withLock { $0.formUnion(claims.map(\.taskID)) }
             // Each waits for its files and its URL cache lookup: side by side. They are admitted
             // in claim order (priority, then age), which decides who waits for a connection,
             // each as soon as it and every claim before it are ready: not all after the slowest.
             await withTaskGroup(of: (Int, TransferJob?).self) { group in
                 for (index, claim) in claims.enumerated() {
-                    group.addTask { (index, await self.prepare(claim)) }
+                    group.addTask { (index, await self.prepare(claim, claimedAt: claimedAt)) }
                 }
                 // By claim index; a nil job (handed back, or failed while preparing) is ready
                 // too, hence updateValue: a subscript assignment of nil would drop the entry.
@@ -76,16 +79,19 @@ extension TransferEngine {
                     }
                 }
             }
+            // Each is in the book now, or has ended (and is finalising, or written).
+            preparing.withLock { $0.subtract(claims.map(\.taskID)) }
             dispatching.subtract(claims.count, ordering: .acquiringAndReleasing)
             if claims.count < limit { return }
         }
     }
 
     /// The claim's job, ready to start; nil when it ended without a transfer (reported here).
-    private func prepare(_ claim: ClaimedTask) async -> TransferJob? {
+    private func prepare(_ claim: ClaimedTask, claimedAt: ContinuousClock.Instant) async -> TransferJob? {
         var job: TransferJob
         do {
             job = try await makeJob(claim)
+            job.claimedAt = claimedAt
         } catch {
             logger.error("cannot prepare a claimed task", metadata: ["task": "\(claim.taskID)", "error": "\(error)"])
             let placeholder = TransferJob(
@@ -311,10 +317,11 @@ extension TransferEngine {
             try? await Task.sleep(for: configuration.reaperInterval)
             do {
                 // This instance's own lapsed leases too, of tasks it holds no more in any way: not
-                // running or waiting, not being finalised, nothing of theirs left to write. Read
-                // before the statement: a task claimed meanwhile has a lease that has not lapsed.
-                let holding = book.withLock { $0.taskIDs } + finalizing.withLock { $0.keys.map(\.taskID) }
-                    + writer.tasksWithUnwrittenWrites
+                // being prepared, running or waiting, not being finalised, nothing of theirs left
+                // to write (read in that order, the order a task goes through them). Read before
+                // the statement: a task claimed meanwhile has a lease that has not lapsed.
+                let holding = preparing.withLock { Array($0) } + book.withLock { $0.taskIDs }
+                    + finalizing.withLock { $0.keys.map(\.taskID) } + writer.tasksWithUnwrittenWrites
                 let reaped = try await ledger.reapExpiredLeases(resumeData: resumeData, holding: holding)
                 if reaped > 0 {
                     EngineMetrics.leaseTakeovers.increment(by: reaped)

@@ -49,9 +49,12 @@ public final class TransferEngine: Service, Sendable {
     let finalizing = Mutex<[LeaseToken: TransferProgress]>([:])
     /// The transfers whose snapshot a heartbeat took and has not queued for writing yet.
     let beatsInProgress = BeatsInProgress()
-    /// When the last heartbeat that was written began: every lease it carried holds for
-    /// `leaseDuration` from then at least (`runLeaseWatch`).
-    let leasesRenewedAt = Mutex<ContinuousClock.Instant>(.now)
+    /// Whether, at the last heartbeat written, other instances were alive that could take this
+    /// one's leases over should they lapse (`runLeaseWatch`). Unknown before it: assumed.
+    let othersMayTakeOver = Atomic<Bool>(true)
+    /// Claimed tasks being prepared (`dispatching` counts them): their leases are this
+    /// instance's, though they are in the book not yet (see `runReaper`).
+    let preparing = Mutex<Set<String>>([])
     /// Claimed tasks being prepared, not yet started, waiting or reported ended.
     let dispatching = Atomic<Int>(0)
     let folders: TenantFolders

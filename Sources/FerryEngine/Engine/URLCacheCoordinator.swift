@@ -232,7 +232,12 @@ final class URLCacheCoordinator: Sendable {
                 try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
             case .file(let source, _):
                 // The download stays the tenant's to delete; the link keeps the cache's copy.
-                if link(source, path) != 0 {
+                if link(source, path) == 0 {
+                    // Modified now (the download's file too: one inode), so that the data folder's
+                    // reconciler, which spares files modified within its grace period, does not take
+                    // the body of an entry whose row is about to be written for an orphan.
+                    _ = utimensat(AT_FDCWD, path, nil, 0)
+                } else {
                     try FileManager.default.copyItem(atPath: source, toPath: path)
                 }
             }

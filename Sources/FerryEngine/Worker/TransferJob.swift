@@ -32,7 +32,7 @@ struct TransferJob: Sendable {
     var diskSpace: DiskSpace? = nil
     /// The process's memory for data tasks' bodies.
     var memory: MemoryBudget? = nil
-    /// Just after its lease was taken (made right after the claim): the lease holds at least
+    /// Just before the claim that took its lease was sent: the lease holds at least
     /// `leaseDuration` from here, heartbeats or not (`TransferEngine.runLeaseWatch`).
     var claimedAt = ContinuousClock.now
 

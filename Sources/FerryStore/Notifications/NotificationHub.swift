@@ -24,6 +24,7 @@ public final class NotificationHub: Sendable {
     private let listener: PostgresListener
     private let subscribers = Mutex<[UUID: Subscriber]>([:])
     private let logger: Logger
+    private let lastOverflowWarning = Mutex<ContinuousClock.Instant?>(nil)
 
     public static let channels = [
         NotificationChannel.work, NotificationChannel.control, NotificationChannel.priority, NotificationChannel.taskCompleted, NotificationChannel.events,
@@ -79,7 +80,7 @@ public final class NotificationHub: Sendable {
                 case .connected:
                     broadcast(.resync, channel: nil)
                 case .overflowed:
-                    logger.warning("notifications arrived faster than this instance read them; subscribers re-check")
+                    warnOfOverflow()
                     broadcast(.resync, channel: nil)
                 case .notification(let channel, let payload):
                     broadcast(.notification(payload: payload), channel: channel)
@@ -97,6 +98,16 @@ public final class NotificationHub: Sendable {
             return Array(subscribers.values)
         }
         for subscriber in remaining { subscriber.continuation.finish() }
+    }
+
+    /// At most once a minute: a lasting flood would otherwise log a line for every loss.
+    private func warnOfOverflow() {
+        let due = lastOverflowWarning.withLock { last in
+            guard last.map({ ContinuousClock.now - $0 >= .seconds(60) }) ?? true else { return false }
+            last = .now
+            return true
+        }
+        if due { logger.warning("notifications arrived faster than this instance read them; subscribers re-check") }
     }
 
     /// Yields outside the lock. A yield resumes the subscriber's task, which takes that task's

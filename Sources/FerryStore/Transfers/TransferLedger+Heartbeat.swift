@@ -40,6 +40,9 @@ public struct HeartbeatResult: Sendable {
     public var lost: Set<LeaseToken> = []
     /// Transfers the tenant asked to stop (suspend or cancel).
     public var stopRequests: [LeaseToken: TaskLifecycle.StopReason] = [:]
+    /// Other instances that heartbeat within a lease's length: those that could take this
+    /// one's leases over should they lapse.
+    public var otherLiveInstances = 0
 }
 
 extension TransferLedger {
@@ -62,14 +65,17 @@ extension TransferLedger {
         let progressEvents = Dictionary(transfers.compactMap { transfer in transfer.progressEvent.map { (transfer.lease, $0) } }) { first, _ in first }
 
         return try await pool.withTransaction { connection in
-            try connection.execute(
+            let otherLiveInstances = try connection.query(
                 """
                 INSERT INTO instances (id, workers, running_transfers, version) VALUES ($1, $2, $3, $4)
                 ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), workers = $2, running_transfers = $3, version = $4
+                RETURNING (SELECT count(*) FROM instances WHERE id <> $1 AND heartbeat_at > now() - make_interval(secs => $5))
                 """,
-                [instanceID, workers, transfers.count, version]
-            )
-            guard !transfers.isEmpty else { return HeartbeatResult() }
+                [instanceID, workers, transfers.count, version, leaseSeconds]
+            ).firstRow().decode(0, as: Int64.self)
+            var result = HeartbeatResult()
+            result.otherLiveInstances = Int(otherLiveInstances)
+            guard !transfers.isEmpty else { return result }
             // Locked in id order first, as an ending transfer's write and a session's
             // invalidation lock tasks: the UPDATE alone locks them in whatever order its plan
             // reads them, and deadlocked with finishTasksAndInvalidate. NO KEY UPDATE, as the
@@ -92,7 +98,6 @@ extension TransferLedger {
                 """,
                 [instanceID, leaseSeconds, ids, epochs, received, sent, expectedReceive, expectedSend, checkpoints, responses, requests]
             )
-            var result = HeartbeatResult()
             var held: Set<LeaseToken> = []
             // Progress events only for the transfers whose leases were renewed.
             var events = EventBatch()

@@ -122,6 +122,43 @@ struct ClaimAccountingTests {
         }
     }
 
+    @Test("claimOneOf: full while the endpoint is at its limit; a candidate and its run once there is room; nothing from stale candidates")
+    func claimOneOfOutcomes() async throws {
+        try await WebhookHarness.run(start: false) { ferry in
+            let session = try await session(in: ferry, maximumInFlight: 1)
+            let ledger = ferry.database.webhookLedger(instanceID: "claims-test")
+            var names: [String: String] = [:]
+            for name in ["a", "b"] {
+                let task = try await ferry.makeTask(in: session)
+                try await ferry.emit(.downloadTaskDidWriteData, task: task)
+                try await ledger.fanOutEverything()
+                names[task.id] = name
+            }
+            func named(_ claimed: [ClaimedDelivery]) -> [String] { claimed.map { "\(names[$0.streamID] ?? "?")\($0.event.sequence)" } }
+            let limits = WebhookLedger.ClaimLimits(total: 10, perEndpoint: 64, perTenant: 64, lease: .seconds(30))
+            let (claimed, left, _, _) = try await ledger.claimDue(limits)
+            #expect(named(claimed) == ["a1"])
+            let a1 = try #require(claimed.first)
+            func claimOneOf(answered: [String]) async throws -> (room: WebhookLedger.Room, candidatesUsed: Int) {
+                try await ledger.claimOneOf(left, limit: 16, lease: .seconds(30), answered: answered, perEndpoint: 64, perTenant: 64)
+            }
+
+            // a's request is out: the endpoint's one.
+            let full = try await claimOneOf(answered: [])
+            guard case .full = full.room else { Issue.record("expected full, got \(full.room)"); return }
+            #expect(full.candidatesUsed == 0)
+            // a1 answered: room for b, taken with the rest of its stream.
+            let taken = try await claimOneOf(answered: [a1.deliveryID])
+            guard case .taken(let run) = taken.room else { Issue.record("expected taken, got \(taken.room)"); return }
+            #expect(named(run) == ["b1", "b2"])
+            #expect(taken.candidatesUsed == 1)
+            // Room again (b's requests answered too), but b1 is leased: nothing to take, the candidate used up.
+            let stale = try await claimOneOf(answered: [a1.deliveryID] + run.map(\.deliveryID))
+            guard case .noCandidate = stale.room else { Issue.record("expected noCandidate, got \(stale.room)"); return }
+            #expect(stale.candidatesUsed == 1)
+        }
+    }
+
     /// A session whose delegate (nobody listens at its URL: nothing is sent here) allows
     /// `maximumInFlight` requests at once.
     private func session(in ferry: WebhookHarness, maximumInFlight: Int) async throws -> SessionRecord {
