@@ -128,19 +128,18 @@ extension WebhookLedger {
         _ run: String, instance: String, leaseSeconds: String, leading: String = "", evenIfNone: Bool = false
     ) -> String {
         let loaded = "leased d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id"
-        return
-        """
-        leased AS (
-            UPDATE webhook_deliveries d SET lease_owner = \(instance), lease_token = \(nextLeaseToken(after: "d.lease_token")),
-                lease_expires_at = now() + make_interval(secs => \(leaseSeconds)), updated_at = now()
-            FROM \(run) r
-            WHERE d.id = r.id
-              AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.status = 'active')
-            RETURNING d.*
-        )
-        SELECT \(leading)\(ClaimedDelivery.columns)
-        FROM \(evenIfNone ? "(SELECT 1) AS one LEFT JOIN (\(loaded)) ON true" : loaded)
-        ORDER BY e.position
-        """
+        return """
+            leased AS (
+                UPDATE webhook_deliveries d SET lease_owner = \(instance), lease_token = \(nextLeaseToken(after: "d.lease_token")),
+                    lease_expires_at = now() + make_interval(secs => \(leaseSeconds)), updated_at = now()
+                FROM \(run) r
+                WHERE d.id = r.id
+                  AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.status = 'active')
+                RETURNING d.*
+            )
+            SELECT \(leading)\(ClaimedDelivery.columns)
+            FROM \(evenIfNone ? "(SELECT 1) AS one LEFT JOIN (\(loaded)) ON true" : loaded)
+            ORDER BY e.position
+            """
     }
 }
