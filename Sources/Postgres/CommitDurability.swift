@@ -22,8 +22,8 @@ public enum CommitDurability: Sendable {
 extension PostgresConnection {
     /// Sets the session's `synchronous_commit` for the calls that follow, when it changes: a
     /// round trip only when this connection's previous caller wanted the other kind. The pool
-    /// calls it before each job but a transaction's (`SET LOCAL` does for those, when needed),
-    /// never inside a transaction: a SET rolled back with one would leave the flag wrong.
+    /// calls it before each job (a transaction's with `.readOnly`: `localCommitSetting` does for
+    /// those), never inside a transaction: a SET rolled back with one would leave the flag wrong.
     func commit(_ durability: CommitDurability) throws {
         guard durability != .readOnly else { return }
         let asynchronous = durability == .asynchronous
@@ -33,5 +33,16 @@ extension PostgresConnection {
         }
         try executeScript(asynchronous ? "SET synchronous_commit TO off" : "RESET synchronous_commit")
         commitsAsynchronously = asynchronous
+    }
+
+    /// What a transaction sends with its BEGIN to commit as `durability` asks, leaving the
+    /// session's setting as it is; nil when the session's setting is that already.
+    func localCommitSetting(for durability: CommitDurability) -> String? {
+        switch (durability, commitsAsynchronously) {
+        case (.durable, false), (.asynchronous, true), (.readOnly, _): nil
+        // DEFAULT: the server's setting, whatever it is (`remote_apply` with a standby, say).
+        case (.durable, true): "SET LOCAL synchronous_commit TO DEFAULT"
+        case (.asynchronous, false): "SET LOCAL synchronous_commit TO off"
+        }
     }
 }

@@ -24,13 +24,6 @@ public final class PostgresPool: Sendable {
     public func withConnection<T: Sendable>(
         commit durability: CommitDurability = .durable, _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
-        try await run(settingSessionTo: durability, body)
-    }
-
-    /// `withConnection`; nil `durability`: the session's setting is left as the last call left it.
-    private func run<T: Sendable>(
-        settingSessionTo durability: CommitDurability?, _ body: @escaping @Sendable (PostgresConnection) throws -> T
-    ) async throws -> T {
         let contact = ServerContact.current
         let deadline = shared.connectDeadline(for: contact)
         return try await withCheckedThrowingContinuation { continuation in
@@ -39,7 +32,7 @@ public final class PostgresPool: Sendable {
                 run: { connection in
                     contact?.markReached()
                     continuation.resume(with: Result {
-                        if let durability { try connection.commit(durability) }
+                        try connection.commit(durability)
                         return try body(connection)
                     })
                 },
@@ -61,14 +54,9 @@ public final class PostgresPool: Sendable {
     public func withTransaction<T: Sendable>(
         setUp: String? = nil, commit durability: CommitDurability = .durable, _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
-        try await run(settingSessionTo: nil) { connection in
-            let local: String? = switch (durability, connection.commitsAsynchronously) {
-            case (.durable, false), (.asynchronous, true), (.readOnly, _): nil
-            // DEFAULT: the server's setting, whatever it is (`remote_apply` with a standby, say).
-            case (.durable, true): "SET LOCAL synchronous_commit TO DEFAULT"
-            case (.asynchronous, false): "SET LOCAL synchronous_commit TO off"
-            }
-            let statements = [local, setUp].compactMap { $0 }
+        // The session's setting is left alone (`.readOnly`): the transaction asks for its own kind.
+        try await withConnection(commit: .readOnly) { connection in
+            let statements = [connection.localCommitSetting(for: durability), setUp].compactMap { $0 }
             return try connection.withTransaction(setUp: statements.isEmpty ? nil : statements.joined(separator: "; "), body)
         }
     }

@@ -8,17 +8,10 @@ import TestOrigin
 
 @Suite("Transfers survive shutdowns, and the data folder is reconciled after crashes")
 struct DurabilityTests {
-    /// An origin serving `body` under a strong entity tag (so a download can resume), slowly.
-    private static func slowOrigin(_ body: [UInt8], etag: String, bytesPerSecond: Int) throws -> TestOrigin {
-        try TestOrigin { request, responder in
-            try responder.serveResource(body, for: request, etag: etag, bytesPerSecond: bytesPerSecond)
-        }
-    }
-
     @Test("a background download handed back at shutdown continues on the next instance from its checkpoint")
     func backgroundSurvivesShutdown() async throws {
         let body = TestOrigin.pattern(count: 4_000_000, seed: 3)
-        let origin = try Self.slowOrigin(body, etag: "\"bg1\"", bytesPerSecond: 1_000_000)
+        let origin = try TestOrigin.slowly(serving: body, etag: "\"bg1\"", bytesPerSecond: 1_000_000)
         defer { origin.stop() }
         let database = try await TestDatabase.make(poolSize: 6)
         // Both instances use this folder, so it is the test's to remove, not theirs.
@@ -59,7 +52,7 @@ struct DurabilityTests {
     ])
     func defaultSessionAtShutdown(grace: Duration) async throws {
         let body = TestOrigin.pattern(count: 3_000_000, seed: 4)
-        let origin = try Self.slowOrigin(body, etag: "\"d1\"", bytesPerSecond: 800_000)
+        let origin = try TestOrigin.slowly(serving: body, etag: "\"d1\"", bytesPerSecond: 800_000)
         defer { origin.stop() }
         let ferry = try await EngineHarness(configure: { $0.shutdownGracePeriod = grace })
         defer { try? FileManager.default.removeItem(atPath: ferry.dataDirectory) }
@@ -78,7 +71,7 @@ struct DurabilityTests {
     @Test("at shutdown a default session's tasks claimed but not started (waiting for a connection) go back, unharmed")
     func unstartedTasksGoBackAtShutdown() async throws {
         let body = TestOrigin.pattern(count: 3_000_000, seed: 5)
-        let origin = try Self.slowOrigin(body, etag: "\"d2\"", bytesPerSecond: 800_000)
+        let origin = try TestOrigin.slowly(serving: body, etag: "\"d2\"", bytesPerSecond: 800_000)
         defer { origin.stop() }
         let ferry = try await EngineHarness()
         defer { try? FileManager.default.removeItem(atPath: ferry.dataDirectory) }

@@ -51,11 +51,11 @@ struct EngineBookTests {
         var book = EngineBook(workerCount: 1)
         let start = ContinuousClock.now
         var early = job("tsk_early", epoch: 1)
-        early.claimedAt = start
+        early.heldSince = start
         var waiting = job("tsk_waiting", epoch: 1)
-        waiting.claimedAt = start
+        waiting.heldSince = start
         var late = job("tsk_late", epoch: 1)
-        late.claimedAt = start + .seconds(10)
+        late.heldSince = start + .seconds(10)
         #expect(book.admit(early, host: host, limit: 1) == .start(worker: 0))
         #expect(book.admit(waiting, host: host, limit: 1) == .wait)
         #expect(book.admit(late, host: HostKey(sessionID: "ses_1", host: "other"), limit: 1) == .start(worker: 0))

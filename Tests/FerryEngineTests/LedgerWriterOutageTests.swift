@@ -30,7 +30,7 @@ struct LedgerWriterOutageTests {
 
         try await fixture.test.endOutage()
         #expect(try await fixture.completes(fixture.leases[1].taskID, within: .seconds(10)), "the end written during the outage was lost")
-        #expect(await Self.becomesTrue(within: .seconds(5)) { writer.tasksWithUnwrittenWrites.isEmpty })
+        #expect(await becomesTrue(within: .seconds(5)) { writer.tasksWithUnwrittenWrites.isEmpty })
         #expect(try await fixture.eventTypes(of: fixture.leases[0].taskID).contains("task.isWaitingForConnectivity"))
         #expect(log.count("writing transfer state succeeded again") == 1)
         writer.stop()
@@ -48,7 +48,7 @@ struct LedgerWriterOutageTests {
         running.cancel()
         // A cancelled sleep returns at once: the writer used to try again and again, without a
         // pause, for as long as the database stayed away.
-        #expect(await Self.becomesTrue(within: .seconds(3)) { ended.value }, "the cancelled writer did not end")
+        #expect(await becomesTrue(within: .seconds(3)) { ended.value }, "the cancelled writer did not end")
         #expect(log.count(Self.retryingLine) <= 1, "\(log.count(Self.retryingLine)) lines of failed tries")
 
         try await fixture.test.endOutage()
@@ -64,7 +64,7 @@ struct LedgerWriterOutageTests {
         let writer = fixture.writer(logger: log, patienceWhenStopping: .milliseconds(500))
         let (running, ended) = try await fixture.runThroughOutage(writer)
         writer.stop()
-        #expect(await Self.becomesTrue(within: .seconds(3)) { ended.value }, "the stopped writer did not end")
+        #expect(await becomesTrue(within: .seconds(3)) { ended.value }, "the stopped writer did not end")
         #expect(log.all.contains { $0.message.hasPrefix("the database stayed away while stopping") })
 
         try await fixture.test.endOutage()
@@ -81,9 +81,9 @@ struct LedgerWriterOutageTests {
         let (running, ended) = try await fixture.runThroughOutage(writer)
         writer.giveUpFailingWrites(at: .now + .milliseconds(300))
         // Given up at the deadline, before `stop()`: the writer refuses writes from then on.
-        #expect(await Self.becomesTrue(within: .seconds(3)) { writer.refusesWrites }, "the failing write was not given up")
+        #expect(await becomesTrue(within: .seconds(3)) { writer.refusesWrites }, "the failing write was not given up")
         writer.stop()
-        #expect(await Self.becomesTrue(within: .seconds(3)) { ended.value }, "the stopped writer waited out its patience")
+        #expect(await becomesTrue(within: .seconds(3)) { ended.value }, "the stopped writer waited out its patience")
         #expect(log.all.contains { $0.message.hasPrefix("the database stayed away while stopping") })
 
         try await fixture.test.endOutage()
@@ -109,14 +109,6 @@ struct LedgerWriterOutageTests {
         await fixture.test.close()
     }
 
-    private static func becomesTrue(within limit: Duration, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return condition()
-    }
 }
 
 /// Set once a writer's `run()` has returned.
@@ -181,7 +173,7 @@ private struct Fixture {
     /// completes the task (a default session's, with -1005), as after a kill.
     func expectTakenBack(_ taskID: String) async throws {
         try await Task.sleep(for: .milliseconds(1200))
-        try await test.database.transfers(instanceID: "another").reapExpiredLeases(resumeData: resumeData)
+        try await test.database.transfers(instanceID: "another").reapExpiredLeases(resumeData: resumeData, holding: [])
         let task = try await test.database.tasks.find(tenantID: tenantID, id: taskID)
         #expect(task.state == .completed)
         #expect(try await eventTypes(of: taskID).contains("task.didCompleteWithError"))

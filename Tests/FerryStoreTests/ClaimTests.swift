@@ -191,7 +191,7 @@ struct ClaimTests {
             let lapsed = try await fixture.claim(task.id, with: fixture.ledger("instance-lapsed"))
             #expect(lapsed.previousAttempts == 1)
             try await fixture.execute("UPDATE tasks SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [task.id])
-            #expect(try await ledger.reapExpiredLeases(resumeData: fixture.resumeData) == 1)
+            #expect(try await ledger.reapExpiredLeases(resumeData: fixture.resumeData, holding: []) == 1)
             #expect(try await fixture.claim(task.id, with: ledger).previousAttempts == 1)
         }
     }

@@ -66,7 +66,7 @@ struct FinishTests {
             let task = try await fixture.makeTask()
             let oldLease = LeaseToken(taskID: task.id, epoch: try await fixture.claim(task.id, with: old).leaseEpoch)
             try await fixture.expireLease(of: task.id)
-            #expect(try await new.reapExpiredLeases(resumeData: fixture.resumeData) == 1)
+            #expect(try await new.reapExpiredLeases(resumeData: fixture.resumeData, holding: []) == 1)
             let newLease = LeaseToken(taskID: task.id, epoch: try await fixture.claim(task.id, with: new).leaseEpoch)
             #expect(newLease.epoch == oldLease.epoch + 1)
 
@@ -160,7 +160,7 @@ struct FinishTests {
             _ = try await fixture.tasks.apply(.cancel, tenantID: fixture.tenant.id, taskID: task.id, resumeData: fixture.resumeData)
             try await ledger.finish([(lease, .released(checkpoint: nil, notBefore: Date().addingTimeInterval(5), bytesReceived: 0, bytesSent: 0))])
             // Nothing else would ever end it: no lease for the reaper, not runnable for a claim.
-            #expect(try await ledger.reapExpiredLeases(resumeData: fixture.resumeData) == 0)
+            #expect(try await ledger.reapExpiredLeases(resumeData: fixture.resumeData, holding: []) == 0)
             #expect(try await ledger.claim(limit: 10).isEmpty)
             let stored = try await fixture.tasks.find(tenantID: fixture.tenant.id, id: task.id)
             #expect(stored.state == .completed)

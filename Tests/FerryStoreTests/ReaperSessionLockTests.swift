@@ -49,7 +49,7 @@ struct ReaperSessionLockTests {
             // broke the cycle by failing one of them (40P01).
             let reaper = fixture.ledger("reaper")
             let resumeData = fixture.resumeData
-            let reaped = await Task { try await reaper.reapExpiredLeases(resumeData: resumeData) }.result
+            let reaped = await Task { try await reaper.reapExpiredLeases(resumeData: resumeData, holding: []) }.result
             let finished = await finishing.result
             await finisher.close()
             #expect(throws: Never.self, "the reaper failed") { try reaped.get() }
@@ -91,7 +91,7 @@ struct ReaperSessionLockTests {
                     tenantID: fixture.tenant.id, sessionID: session.id, .finishTasks, resumeData: fixture.resumeData
                 )
             }
-            #expect(try await fixture.ledger("reaper").reapExpiredLeases(resumeData: fixture.resumeData) == tasks.count)
+            #expect(try await fixture.ledger("reaper").reapExpiredLeases(resumeData: fixture.resumeData, holding: []) == tasks.count)
             for session in sessions {
                 #expect(try await Self.state(of: session.id, fixture) == "invalidated")
                 #expect(try await Self.sessionEvents(of: session.id, fixture) == ["session.didBecomeInvalidWithError"])

@@ -26,13 +26,13 @@ struct ReaperTests {
             let live = try await fixture.makeTask()
             _ = try await fixture.claim(live.id, with: fixture.ledger("alive"))
             let survivor = fixture.ledger("survivor")
-            #expect(try await survivor.reapExpiredLeases(resumeData: fixture.resumeData) == 1)
+            #expect(try await survivor.reapExpiredLeases(resumeData: fixture.resumeData, holding: []) == 1)
             #expect(try await fixture.tasks.find(tenantID: fixture.tenant.id, id: task.id).state == .running)
             let claim = try await fixture.claim(task.id, with: survivor)
             #expect(claim.leaseEpoch == 2)
             #expect(claim.checkpoint == StoreFixture.checkpoint(taskID: task.id))
             #expect(try await fixture.column("lease_owner", of: live.id, as: String?.self) == "alive")
-            #expect(try await survivor.reapExpiredLeases(resumeData: fixture.resumeData) == 0)
+            #expect(try await survivor.reapExpiredLeases(resumeData: fixture.resumeData, holding: []) == 0)
         }
     }
 
@@ -47,7 +47,7 @@ struct ReaperTests {
             let post = try await abandoned(fixture, method: "POST") { StoreFixture.checkpoint(taskID: $0) }
             let noCheckpoint = try await abandoned(fixture)
 
-            #expect(try await fixture.ledger("reaper").reapExpiredLeases(resumeData: fixture.resumeData) == 6)
+            #expect(try await fixture.ledger("reaper").reapExpiredLeases(resumeData: fixture.resumeData, holding: []) == 6)
             for task in [resumable, byDate, noValidator, nothingOnDisk, post, noCheckpoint] {
                 let stored = try await fixture.tasks.find(tenantID: fixture.tenant.id, id: task.id)
                 #expect(stored.state == .completed)
@@ -80,7 +80,7 @@ struct ReaperTests {
             try await fixture.expireLease(of: canceling.id)
             try await fixture.expireLease(of: suspended.id)
 
-            #expect(try await fixture.ledger("reaper").reapExpiredLeases(resumeData: fixture.resumeData) == 2)
+            #expect(try await fixture.ledger("reaper").reapExpiredLeases(resumeData: fixture.resumeData, holding: []) == 2)
             let cancelled = try await fixture.tasks.find(tenantID: fixture.tenant.id, id: canceling.id)
             #expect(cancelled.state == .completed)
             #expect(cancelled.error?.code == -999)
@@ -99,7 +99,7 @@ struct ReaperTests {
             let asked = try await fixture.tasks.apply(.cancelProducingResumeData, tenantID: fixture.tenant.id, taskID: task.id, resumeData: fixture.resumeData)
             #expect(asked.action == .stopTransfer(.cancelProducingResumeData))
             try await fixture.expireLease(of: task.id)
-            try await fixture.ledger("reaper").reapExpiredLeases(resumeData: fixture.resumeData)
+            try await fixture.ledger("reaper").reapExpiredLeases(resumeData: fixture.resumeData, holding: [])
             let stored = try await fixture.tasks.find(tenantID: fixture.tenant.id, id: task.id)
             #expect(stored.error?.code == -999)
             #expect(stored.error?.resumeData != nil)
@@ -119,7 +119,7 @@ struct ReaperTests {
 
             let successor = fixture.ledger("successor")
             let claimed = try await successor.claim(limit: 10)
-            try await successor.reapExpiredLeases(resumeData: fixture.resumeData)
+            try await successor.reapExpiredLeases(resumeData: fixture.resumeData, holding: [])
             let stored = try await fixture.tasks.find(tenantID: fixture.tenant.id, id: task.id)
             #expect(claimed.map(\.taskID) == [task.id])
             #expect(stored.error == nil)
@@ -136,7 +136,7 @@ struct OwnLeaseTests {
             let ledger = fixture.ledger("ferry-1")
             _ = try await fixture.claim(task.id, with: ledger)
             try await fixture.execute("UPDATE tasks SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [task.id])
-            #expect(try await ledger.reapExpiredLeases(resumeData: fixture.resumeData) == 0)
+            #expect(try await ledger.reapExpiredLeases(resumeData: fixture.resumeData, holding: [task.id]) == 0)
             #expect(try await fixture.tasks.find(tenantID: fixture.tenant.id, id: task.id).state == .running)
             // The same name after a restart: whatever it held belongs to the previous process.
             try await fixture.execute("UPDATE tasks SET lease_expires_at = now() + interval '1 minute' WHERE id = $1", [task.id])

@@ -16,12 +16,11 @@ struct EngineBook {
         var worker: Int
         var host: HostKey
         var lease: LeaseToken
-        var claimedAt: ContinuousClock.Instant
+        /// As `TransferJob.heldSince`.
+        var heldSince: ContinuousClock.Instant
     }
 
     private var running: [String: Running] = [:]
-    /// When a heartbeat last renewed each lease held here (sent then: see `renewed`).
-    private var renewals: [LeaseToken: ContinuousClock.Instant] = [:]
     private var perWorker: [Int]
     private var perHost: [HostKey: Int] = [:]
     private var waiting: [HostKey: [TransferJob]] = [:]
@@ -143,28 +142,25 @@ struct EngineBook {
         running[taskID]?.lease ?? waiting.values.lazy.compactMap { $0.first { $0.taskID == taskID }?.lease }.first
     }
 
-    /// A heartbeat sent at `instant` renewed these leases; those no longer held are forgotten.
+    /// A heartbeat sent at `instant` renewed these leases (those held here).
     mutating func renewed(_ leases: Set<LeaseToken>, at instant: ContinuousClock.Instant) {
-        var kept: [LeaseToken: ContinuousClock.Instant] = [:]
-        for lease in heldLeases {
-            let last = renewals[lease]
-            kept[lease] = leases.contains(lease) ? max(last ?? instant, instant) : last
+        for (taskID, entry) in running where leases.contains(entry.lease) {
+            running[taskID]?.heldSince = max(entry.heldSince, instant)
         }
-        renewals = kept
+        for (host, queue) in waiting {
+            waiting[host] = queue.map { job in
+                var job = job
+                if leases.contains(job.lease) { job.heldSince = max(job.heldSince, instant) }
+                return job
+            }
+        }
     }
 
-    /// The leases held here (running or waiting) taken, and last renewed, before `instant`: not
-    /// known to hold beyond it.
+    /// The leases held here (running or waiting) not known to hold beyond `instant`: taken, and
+    /// last renewed, before it.
     func leases(lastHeldBefore instant: ContinuousClock.Instant) -> [LeaseToken] {
-        func lapsing(_ lease: LeaseToken, claimedAt: ContinuousClock.Instant) -> Bool {
-            max(claimedAt, renewals[lease] ?? claimedAt) < instant
-        }
-        return running.values.filter { lapsing($0.lease, claimedAt: $0.claimedAt) }.map(\.lease)
-            + waiting.values.flatMap { $0.filter { lapsing($0.lease, claimedAt: $0.claimedAt) }.map(\.lease) }
-    }
-
-    private var heldLeases: [LeaseToken] {
-        running.values.map(\.lease) + waiting.values.flatMap { $0.map(\.lease) }
+        running.values.filter { $0.heldSince < instant }.map(\.lease)
+            + waiting.values.flatMap { $0.filter { $0.heldSince < instant }.map(\.lease) }
     }
 
     /// The tasks held here, running or waiting.
@@ -176,7 +172,7 @@ struct EngineBook {
         let worker = perWorker.indices.min { perWorker[$0] < perWorker[$1] } ?? 0
         perWorker[worker] += 1
         perHost[host, default: 0] += 1
-        running[job.taskID] = Running(worker: worker, host: host, lease: job.lease, claimedAt: job.claimedAt)
+        running[job.taskID] = Running(worker: worker, host: host, lease: job.lease, heldSince: job.heldSince)
         return worker
     }
 }

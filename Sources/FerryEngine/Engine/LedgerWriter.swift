@@ -35,10 +35,8 @@ final class LedgerWriter: Sendable {
     /// Told, after the commit, the endpoints with deliveries a write made.
     private let deliveriesMade: @Sendable (Set<String>) -> Void
     private let cookies: CookieStore
-    /// `isPerforming`: writes taken from the queue are being written (see `isIdle`).
-    private let queue = Mutex<(writes: [Write], isStopped: Bool, isPerforming: Bool)>(([], false, false))
-    /// The tasks with writes queued or being written (heartbeats aside), each with how many.
-    private let unwritten = Mutex<[String: Int]>([:])
+    /// `performing`: the writes taken from the queue, being written (see `isIdle`).
+    private let queue = Mutex<(writes: [Write], isStopped: Bool, performing: [Write])>(([], false, []))
     /// Once a shutdown has begun, when failing writes are given up (see `givingUpPoint`):
     /// `shutdown`, the end of its grace period (`giveUpFailingWrites`); `stopped`,
     /// `patienceWhenStopping` after `stop()`.
@@ -79,8 +77,6 @@ final class LedgerWriter: Sendable {
     func enqueue(_ write: Write) {
         let accepted = queue.withLock { queue in
             guard !queue.isStopped else { return false }
-            // Counted before the drain can take it, so that it never looks written too early.
-            countUnwritten(write, by: 1)
             queue.writes.append(write)
             return true
         }
@@ -108,21 +104,17 @@ final class LedgerWriter: Sendable {
 
     /// Nothing queued and nothing being written: a shutdown waiting for the last outcomes goes
     /// on (and stops renewing leases) only once their transaction has committed.
-    var isIdle: Bool { queue.withLock { $0.writes.isEmpty && !$0.isPerforming } }
+    var isIdle: Bool { queue.withLock { $0.writes.isEmpty && $0.performing.isEmpty } }
 
     /// The tasks with an end or events queued or being written: their leases are still this
     /// instance's business, lapsed or not (`TransferLedger.reapExpiredLeases(holding:)`). An
     /// end queued while the database was away is written once it is back, not replaced by the
     /// reaper's -1005.
-    var tasksWithUnwrittenWrites: [String] { unwritten.withLock { Array($0.keys) } }
-
-    private func countUnwritten(_ write: Write, by step: Int) {
-        if case .heartbeat = write { return }
-        unwritten.withLock { counts in
-            for taskID in write.taskIDs {
-                let count = counts[taskID, default: 0] + step
-                counts[taskID] = count > 0 ? count : nil
-            }
+    var tasksWithUnwrittenWrites: [String] {
+        let unwritten = queue.withLock { $0.writes + $0.performing }
+        return unwritten.flatMap { write -> Set<String> in
+            if case .heartbeat = write { return [] }
+            return write.taskIDs
         }
     }
 
@@ -159,12 +151,10 @@ final class LedgerWriter: Sendable {
         while true {
             let writes = queue.withLock { queue in
                 defer { queue.writes.removeAll() }
-                queue.isPerforming = !queue.writes.isEmpty
+                queue.performing = queue.writes
                 return queue.writes
             }
             guard !writes.isEmpty else { return }
-            // Written, set aside or given up: none of them is waiting any more.
-            defer { writes.forEach { countUnwritten($0, by: -1) } }
             let groups = Self.coalescedGroups(writes)
             for (index, group) in groups.enumerated() {
                 switch await perform(group.merged) {
@@ -372,11 +362,9 @@ extension LedgerWriter {
     fileprivate func giveUp(_ writes: [Write]) {
         let queued = queue.withLock { queue in
             defer { queue.writes.removeAll() }
-            (queue.isStopped, queue.isPerforming) = (true, false)
+            (queue.isStopped, queue.performing) = (true, [])
             return queue.writes
         }
-        // The drain's own batch (`writes`) is uncounted by the drain.
-        queued.forEach { countUnwritten($0, by: -1) }
         let all = writes + queued
         logger.error("the database stayed away while stopping; writes of transfer state are given up and their leases left to lapse", metadata: [
             "tasks": "\(Set(all.flatMap(\.taskIDs)).sorted().joined(separator: ","))", "events": "\(all.reduce(0) { $0 + $1.eventCount })",
@@ -395,7 +383,7 @@ extension LedgerWriter.Write {
         }
     }
 
-    /// The tasks the write is about (for the log).
+    /// The tasks the write is about.
     var taskIDs: Set<String> {
         switch self {
         case .events(let events, _): Set(events.map(\.lease.taskID))

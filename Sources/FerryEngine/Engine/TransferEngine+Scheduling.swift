@@ -91,7 +91,7 @@ extension TransferEngine {
         var job: TransferJob
         do {
             job = try await makeJob(claim)
-            job.claimedAt = claimedAt
+            job.heldSince = claimedAt
         } catch {
             logger.error("cannot prepare a claimed task", metadata: ["task": "\(claim.taskID)", "error": "\(error)"])
             let placeholder = TransferJob(

@@ -32,9 +32,10 @@ struct TransferJob: Sendable {
     var diskSpace: DiskSpace? = nil
     /// The process's memory for data tasks' bodies.
     var memory: MemoryBudget? = nil
-    /// Just before the claim that took its lease was sent: the lease holds at least
-    /// `leaseDuration` from here, heartbeats or not (`TransferEngine.runLeaseWatch`).
-    var claimedAt = ContinuousClock.now
+    /// Since when its lease surely holds for `leaseDuration` (`TransferEngine.runLeaseWatch`):
+    /// just before the claim that took it was sent, then before each heartbeat that renewed it
+    /// was (`EngineBook.renewed`).
+    var heldSince = ContinuousClock.now
 
     var lease: LeaseToken { LeaseToken(taskID: claim.taskID, epoch: claim.leaseEpoch) }
     var taskID: String { claim.taskID }

@@ -24,7 +24,6 @@ public final class NotificationHub: Sendable {
     private let listener: PostgresListener
     private let subscribers = Mutex<[UUID: Subscriber]>([:])
     private let logger: Logger
-    private let lastOverflowWarning = Mutex<ContinuousClock.Instant?>(nil)
 
     public static let channels = [
         NotificationChannel.work, NotificationChannel.control, NotificationChannel.priority, NotificationChannel.taskCompleted, NotificationChannel.events,
@@ -74,13 +73,18 @@ public final class NotificationHub: Sendable {
     /// Listens until cancelled.
     public func run() async {
         listener.start()
+        // Warned at most once a minute: a lasting flood would otherwise log a line for every loss.
+        var lastOverflowWarning: ContinuousClock.Instant?
         await withTaskCancellationHandler {
             for await event in listener.events {
                 switch event {
                 case .connected:
                     broadcast(.resync, channel: nil)
                 case .overflowed:
-                    warnOfOverflow()
+                    if lastOverflowWarning.map({ ContinuousClock.now - $0 >= .seconds(60) }) ?? true {
+                        logger.warning("notifications arrived faster than this instance read them; subscribers re-check")
+                        lastOverflowWarning = .now
+                    }
                     broadcast(.resync, channel: nil)
                 case .notification(let channel, let payload):
                     broadcast(.notification(payload: payload), channel: channel)
@@ -98,16 +102,6 @@ public final class NotificationHub: Sendable {
             return Array(subscribers.values)
         }
         for subscriber in remaining { subscriber.continuation.finish() }
-    }
-
-    /// At most once a minute: a lasting flood would otherwise log a line for every loss.
-    private func warnOfOverflow() {
-        let due = lastOverflowWarning.withLock { last in
-            guard last.map({ ContinuousClock.now - $0 >= .seconds(60) }) ?? true else { return false }
-            last = .now
-            return true
-        }
-        if due { logger.warning("notifications arrived faster than this instance read them; subscribers re-check") }
     }
 
     /// Yields outside the lock. A yield resumes the subscriber's task, which takes that task's

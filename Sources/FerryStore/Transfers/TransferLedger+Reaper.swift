@@ -11,20 +11,15 @@ extension TransferLedger {
     ///   lost), carrying resume data when its download can be resumed;
     /// - a task being cancelled completes with -999; a suspended one just loses its owner.
     ///
-    /// This instance's own leases are left to its heartbeat even when late (a busy instance
-    /// renews them as long as nobody else took them over), but for those of tasks it no longer
-    /// holds when `holding` lists what it holds: a transfer stopped because its heartbeats
-    /// failed (`TransferEngine.runLeaseWatch`) leaves its lease to lapse, and with no other
-    /// instance nobody else would ever take it over.
+    /// This instance's own leases of the tasks it holds (`holding`) are left to its heartbeat even
+    /// when late (a busy instance renews them as long as nobody else took them over); those of
+    /// tasks it no longer holds are reaped like anyone's: a transfer stopped because its
+    /// heartbeats failed (`TransferEngine.runLeaseWatch`) leaves its lease to lapse, and with no
+    /// other instance nobody else would ever take it over.
     /// Returns the number of leases taken over.
     @discardableResult
-    public func reapExpiredLeases(resumeData: ResumeDataIssuer, limit: Int = 100, holding: [String]? = nil) async throws -> Int {
-        guard let holding else {
-            return try await reap(
-                "t.lease_owner IS NOT NULL AND t.lease_owner <> $2 AND t.lease_expires_at < now()", resumeData: resumeData, limit: limit
-            )
-        }
-        return try await reap(
+    public func reapExpiredLeases(resumeData: ResumeDataIssuer, limit: Int = 100, holding: [String]) async throws -> Int {
+        try await reap(
             "t.lease_owner IS NOT NULL AND t.lease_expires_at < now() AND (t.lease_owner <> $2 OR t.id <> ALL($3::text[]))",
             resumeData: resumeData, limit: limit, holding
         )

@@ -11,26 +11,20 @@ extension WebhookLedger {
     public func finishEventsIfDone(sessionIDs: [String]) async throws -> [String] {
         guard !sessionIDs.isEmpty else { return [] }
         // Most sessions are not background sessions with a delegate (a kind never changes): one
-        // round trip says so, where the transaction below takes three (BEGIN and COMMIT). It
-        // checks again under its locks.
-        let backgroundSessionsWithDelegate = try await pool.withConnection(commit: .readOnly) { connection in
+        // round trip says so, where the transaction below takes three (BEGIN and COMMIT).
+        let backgroundSessions = try await pool.withConnection(commit: .readOnly) { connection in
             try connection.query(
-                "SELECT count(*) FROM sessions WHERE id = ANY($1) AND kind = 'background' AND delegate_endpoint_id IS NOT NULL",
+                "SELECT id FROM sessions WHERE id = ANY($1) AND kind = 'background' AND delegate_endpoint_id IS NOT NULL",
                 [sessionIDs]
-            ).firstRow().decode(0, as: Int64.self)
+            ).map { try $0.decode(0, as: String.self) }
         }
-        guard backgroundSessionsWithDelegate > 0 else { return [] }
+        guard !backgroundSessions.isEmpty else { return [] }
         return try await pool.withTransaction { connection in
             // Locked first, checked after: a concurrent check on another instance waits here and
-            // then sees this one's event.
+            // then sees this one's event. (A delegate may have been removed meanwhile.)
             let candidates = try connection.query(
-                """
-                SELECT id FROM sessions
-                WHERE id = ANY($1) AND kind = 'background' AND delegate_endpoint_id IS NOT NULL
-                ORDER BY id
-                FOR UPDATE
-                """,
-                [sessionIDs]
+                "SELECT id FROM sessions WHERE id = ANY($1) AND delegate_endpoint_id IS NOT NULL ORDER BY id FOR UPDATE",
+                [backgroundSessions]
             ).map { try $0.decode(0, as: String.self) }
             guard !candidates.isEmpty else { return [] }
             let done = try connection.query(

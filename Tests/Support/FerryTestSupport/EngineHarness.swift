@@ -4,6 +4,7 @@ import FerryStore
 import FerryWebhooks
 import Foundation
 import Logging
+import Postgres
 import ServiceLifecycle
 
 /// A running Ferry instance without its HTTP API, for tests: a migrated database, the
@@ -149,6 +150,16 @@ public final class EngineHarness: Sendable {
             if task.state == .completed || ContinuousClock.now >= deadline { return task }
             await hub.waitForCompletion(of: taskID, timeout: .milliseconds(250))
         }
+    }
+
+    /// Runs a statement on the instance's database.
+    public func execute(_ sql: String, _ parameters: [any PostgresBindable] = []) async throws {
+        _ = try await database.database.pool.withConnection { try $0.execute(sql, parameters) }
+    }
+
+    /// The first column of the first row `sql` answers.
+    public func value<T: PostgresDecodable & Sendable>(_ sql: String, _ parameters: [any PostgresBindable] = [], as type: T.Type) async throws -> T {
+        try await database.database.pool.withConnection { try $0.query(sql, parameters).firstRow().decode(0, as: T.self) }
     }
 
     /// Waits until `condition` holds for the task (polling), or `timeout` passes.
