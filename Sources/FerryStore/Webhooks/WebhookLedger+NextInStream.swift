@@ -32,17 +32,17 @@ extension WebhookLedger {
         // for in its stream (a backlog's drain asked after every stream, for nothing).
         let streamEnded = previous.event.eventType == .taskDidCompleteWithError
         if streamEnded, candidates.isEmpty { return ([], 0) }
-        // One statement: the stream's look-up, a candidate head and the head's run were three,
-        // each a round trip (in bench/decisions.sh's data run, 1,670 switches to another stream
-        // per 1,000 tasks, nearly all after a look-up of the stream that found nothing).
-        // An ended stream is looked in after its last possible sequence: nothing.
-        let parameters = switchParameters(candidates, limit: limit, lease: lease, answered: answered)
-            + [previous.endpointID, previous.streamID, streamEnded ? Int64.max : previous.event.sequence]
         return try await pool.withConnection(commit: .asynchronous) { connection in
-            let rows = try connection.query(Self.nextOrSwitchSQL, parameters)
-            guard let first = rows.first else { return ([], candidates.count) }
-            // No ordinal: the run is the stream's own.
-            return (try rows.map(ClaimedDelivery.decode), Int(try first.decode("ordinal", as: Int64?.self) ?? 0))
+            guard !candidates.isEmpty else {
+                let run = try takeRun(
+                    endpointID: previous.endpointID, streamID: previous.streamID, after: previous.event.sequence,
+                    limit: limit, lease: lease, on: connection
+                )
+                return (run, 0)
+            }
+            return try takeOneOf(
+                candidates, after: streamEnded ? nil : previous, limit: limit, lease: lease, answered: answered, on: connection
+            )
         }
     }
 
@@ -81,7 +81,31 @@ extension WebhookLedger {
         }
     }
 
-    /// The switch statements' first eight parameters (see `nextOrSwitchSQL`).
+    /// Leases the first of `candidates` that is still due, not leased, the head of its stream
+    /// (nothing earlier unfinished but what `answered` lists) and of an active endpoint, with
+    /// the rest of its stream's run (`takeRun`'s rules), in one statement; answers the run, loaded,
+    /// and how many candidates were used up. Nothing (and every candidate used up) also when the
+    /// one chosen was taken elsewhere meanwhile: the slot ends, and the next claim sees the rest.
+    ///
+    /// With `previous`, the run of `previous`'s stream comes first, in the same statement: only
+    /// when it has none are the candidates looked at (none used up).
+    ///
+    /// One statement: the stream's look-up, the head and the head's run were three, each a round
+    /// trip (in bench/decisions.sh's data run, 1,670 switches to another stream per 1,000 tasks,
+    /// nearly all after a look-up of the stream that found nothing).
+    private func takeOneOf(
+        _ candidates: [DeliveryCandidate], after previous: ClaimedDelivery?, limit: Int, lease: Duration, answered: [String],
+        on connection: PostgresConnection
+    ) throws -> (run: [ClaimedDelivery], candidatesUsed: Int) {
+        var parameters = switchParameters(candidates, limit: limit, lease: lease, answered: answered)
+        if let previous { parameters += [previous.endpointID, previous.streamID, previous.event.sequence] }
+        let rows = try connection.query(previous == nil ? Self.switchSQL : Self.switchAfterStreamSQL, parameters)
+        guard let first = rows.first else { return ([], candidates.count) }
+        // No ordinal: the run is the stream's own.
+        return (try rows.map(ClaimedDelivery.decode), Int(try first.decode("ordinal", as: Int64?.self) ?? 0))
+    }
+
+    /// `switchSQL`'s first eight parameters.
     private func switchParameters(
         _ candidates: [DeliveryCandidate], limit: Int, lease: Duration, answered: [String]
     ) -> [any PostgresBindable] {
@@ -89,6 +113,17 @@ extension WebhookLedger {
             candidates.map(\.deliveryID), candidates.map(\.endpointID), candidates.map(\.streamID), candidates.map(\.sequence),
             answered, instanceID, lease.secondsValue, limit,
         ]
+    }
+
+    /// Leases up to `limit` consecutive deliveries of a stream after `sequence` that are due and
+    /// not leased, stopping at the first that is not; answers them, loaded in the same statement.
+    private func takeRun(
+        endpointID: String, streamID: String, after sequence: Int64, limit: Int, lease: Duration, on connection: PostgresConnection
+    ) throws -> [ClaimedDelivery] {
+        try connection.query(
+            Self.runSQL,
+            [endpointID, streamID, sequence, instanceID, lease.secondsValue, limit]
+        ).map(ClaimedDelivery.decode)
     }
 
     /// The most ready heads a claim hands back as candidates.

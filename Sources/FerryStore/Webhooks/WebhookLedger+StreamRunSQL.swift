@@ -1,27 +1,38 @@
 extension WebhookLedger {
-    /// `claimNext`'s statement: the run of the slot's own stream ($9 endpoint, $10 stream, $11
-    /// after this sequence), or, only when it has none, the first good one of the candidates ($1
-    /// their ids, $2 endpoints, $3 streams, $4 sequences; $5 answered) with its run ($6 instance,
-    /// $7 lease seconds, $8 the run's limit, head included). Its plans must read the own stream
-    /// by the stream index, look the candidates up by their keys, and the chosen head's stream
-    /// by the stream index, whatever the statistics say (`NextInStreamPlanTests`).
-    static let nextOrSwitchSQL = switchSQL(.afterOwnStream)
+    /// `takeRun`'s statement ($1 endpoint, $2 stream, $3 after this sequence, $4 instance, $5
+    /// lease seconds, $6 limit). Its plans must read the stream index by all three columns
+    /// whatever the statistics say (`NextInStreamPlanTests`).
+    static let runSQL = """
+        WITH \(streamRun("run", endpoint: "$1", stream: "$2", after: "$3", limit: "$6")),
+        \(leasedAndLoaded("run", instance: "$4", leaseSeconds: "$5"))
+        """
 
-    /// `claimOneOf`'s statement: a candidate as in `nextOrSwitchSQL` (its first eight parameters),
-    /// only if the candidates' endpoint ($9) and its tenant have room for one more stream ($10
-    /// the cap on endpoints' limits, $11 the tenant limit), counted as `claimDue` counts them
-    /// (leased pending deliveries, by stream). Answers one row at least, whose `has_room` says
-    /// so; without a run, its delivery's columns are NULL.
+    /// `takeOneOf`'s statement ($1 candidates, $2 their endpoints, $3 their streams, $4 their
+    /// sequences, $5 answered, $6 instance, $7 lease seconds, $8 the run's limit, head included).
+    /// Its plans must look the candidates up by their keys, and the chosen head's stream up by
+    /// the stream index (`NextInStreamPlanTests`).
+    static let switchSQL = switchSQL(.always)
+
+    /// `switchSQL`, with first the run of the slot's own stream ($9 endpoint, $10 stream, $11
+    /// after this sequence): only when it has none are the candidates looked at.
+    static let switchAfterStreamSQL = switchSQL(.afterOwnStream)
+
+    /// `switchSQL` only if the candidates' endpoint ($9) and its tenant have room for one more
+    /// stream ($10 the cap on endpoints' limits, $11 the tenant limit), counted as `claimDue`
+    /// counts them (leased pending deliveries, by stream). Answers one row at least, whose
+    /// `has_room` says so; without a run, its delivery's columns are NULL.
     static let switchIfRoomSQL = switchSQL(.ifRoom)
 
-    /// When the switch statement looks at its candidates.
+    /// When `switchSQL` looks at its candidates.
     private enum SwitchCondition {
+        case always
         case afterOwnStream
         case ifRoom
     }
 
     private static func switchSQL(_ condition: SwitchCondition) -> String {
         let (before, gate) = switch condition {
+        case .always: ("", "")
         case .afterOwnStream:
             (streamRun("own_run", endpoint: "$9", stream: "$10", after: "$11", limit: "$8") + ",", "WHERE NOT EXISTS (SELECT 1 FROM own_run)")
         case .ifRoom:

@@ -39,12 +39,10 @@ struct NextInStreamPlanTests {
 
             // Generic plans: what a pooled connection uses after a statement's first executions.
             try connection.execute("SET plan_cache_mode = force_generic_plan")
-            try connection.execute(
-                "PREPARE next_plan(text[], text[], text[], int8[], text[], text, float8, int8, text, text, int8) AS \(WebhookLedger.nextOrSwitchSQL)"
-            )
-            // The stream's next four, no candidates.
+            try connection.execute("PREPARE run_plan(text, text, int8, text, float8, int8) AS \(WebhookLedger.runSQL)")
+            try connection.execute("PREPARE switch_plan(text[], text[], text[], int8[], text[], text, float8, int8) AS \(WebhookLedger.switchSQL)")
             let run = try explain(
-                "EXECUTE next_plan('{}', '{}', '{}', '{}', '{}', 'plans-test', 30, 16, '\(endpoint)', '\(stream)', \(sequence))", on: connection
+                "EXECUTE run_plan('\(endpoint)', '\(stream)', \(sequence), 'plans-test', 30, 16)", on: connection
             )
             // A slot offers several candidates at once: another stream's second delivery (not a
             // head, so passed over), then nine heads.
@@ -57,18 +55,28 @@ struct NextInStreamPlanTests {
                 [stream]
             ).map { (id: try $0.decode(0, as: String.self), stream: try $0.decode(1, as: String.self), sequence: try $0.decode(2, as: Int64.self)) }
             func literal(_ values: [String]) -> String { "'{\(values.joined(separator: ","))}'" }
-            // After the slot's own stream, which has nothing more (its fifth and last was sent).
             let candidate = try explain(
-                "EXECUTE next_plan(\(literal(offered.map(\.id) + [id])), \(literal(Array(repeating: endpoint, count: offered.count + 1))), "
+                "EXECUTE switch_plan(\(literal(offered.map(\.id) + [id])), \(literal(Array(repeating: endpoint, count: offered.count + 1))), "
                     + "\(literal(offered.map(\.stream) + [stream])), \(literal(offered.map { String($0.sequence) } + [String(sequence)])), "
+                    + "'{}', 'plans-test', 30, 16)",
+                on: connection
+            )
+            // The same after the slot's own stream, which has nothing more.
+            try connection.execute(
+                "PREPARE own_plan(text[], text[], text[], int8[], text[], text, float8, int8, text, text, int8) AS \(WebhookLedger.switchAfterStreamSQL)"
+            )
+            let afterOwn = try explain(
+                "EXECUTE own_plan(\(literal(offered.map(\.id))), \(literal(Array(repeating: endpoint, count: offered.count))), "
+                    + "\(literal(offered.map(\.stream))), \(literal(offered.map { String($0.sequence) })), "
                     + "'{}', 'plans-test', 30, 16, '\(endpoint)', '\(stream)', 5)",
                 on: connection
             )
             #expect(!run.scans.isEmpty && !candidate.scans.isEmpty, "each reads the table: \(run); \(candidate)")
+            #expect(afterOwn.rowsRead <= 25, "the own stream's index probe, then as a switch: \(afterOwn)")
             #expect(run.rowsRead <= 10, "the stream's next four, by the stream index: \(run)")
             #expect(
                 candidate.rowsRead <= 25,
-                "the own stream's index probe, ten candidates by their keys, each stream probed for earlier ones, and the chosen one's next four: \(candidate)"
+                "ten candidates by their keys, each stream probed for earlier ones, and the chosen one's next four: \(candidate)"
             )
         }
     }
