@@ -17,9 +17,9 @@
 # long Retry-After (the deliveries wait), drained once the endpoint is enabled again; prints
 # the drain's events per second: Ferry's line rate to the receiver.
 # For reference, the same receiver under wrk: signed POSTs of a real webhook body on
-# REFERENCE_CONNECTIONS connections (default 4, Ferry's requests in flight per endpoint) for
-# REFERENCE_DURATION (default 5s). CONNECTIONS (default 16) is the session's
-# httpMaximumConnectionsPerHost.
+# REFERENCE_CONNECTIONS connections (default 16: a delegate's default `maximumInFlight`, the
+# requests Ferry may have in flight to its URL) for REFERENCE_DURATION (default 5s).
+# CONNECTIONS (default 16) is the session's httpMaximumConnectionsPerHost.
 source "$(dirname "$0")/lib.sh"
 
 BENCH_TASKS="${BENCH_TASKS:-500}"

@@ -30,15 +30,14 @@ public struct BlobStore: Sendable {
     }
 
     public func list(tenantID: String, limit: Int, after: String?) async throws -> Page<BlobRecord> {
-        try await pool.withConnection { connection in
+        var list = ListConditions()
+        let tenant = list.bind(tenantID)
+        list.require("tenant_id = \(tenant)")
+        list.filter(after) { "(created_at, id) > (SELECT created_at, id FROM blobs WHERE id = \($0) AND tenant_id = \(tenant))" }
+        let pageSize = list.bind(limit + 1)
+        return try await pool.withConnection { [list] connection in
             let rows = try connection.query(
-                """
-                SELECT \(Self.columns) FROM blobs
-                WHERE tenant_id = $1
-                  AND ($2::text IS NULL OR (created_at, id) > (SELECT created_at, id FROM blobs WHERE id = $2 AND tenant_id = $1))
-                ORDER BY created_at, id LIMIT $3
-                """,
-                [tenantID, after, limit + 1]
+                "SELECT \(Self.columns) FROM blobs \(list.whereClause) ORDER BY created_at, id LIMIT \(pageSize)", list.parameters
             )
             try PageCursor.check(after, pageIsEmpty: rows.isEmpty, resource: "blob") {
                 try !connection.query("SELECT 1 FROM blobs WHERE id = $1 AND tenant_id = $2", [$0, tenantID]).isEmpty

@@ -160,19 +160,17 @@ public struct TaskStore: Sendable {
 
     /// A page of a session's tasks in `taskIdentifier` order; `after` is the last id of the previous page.
     public func list(tenantID: String, sessionID: String, filter: ListFilter, limit: Int, after: String?) async throws -> Page<TaskRecord> {
-        try await pool.withConnection { connection in
+        var list = ListConditions()
+        let session = list.bind(sessionID)
+        list.require("tenant_id = \(list.bind(tenantID)) AND session_id = \(session)")
+        list.filter(filter.states?.map(\.rawValue)) { "state = ANY(\($0)::text[])" }
+        list.filter(filter.kinds?.map(\.rawValue)) { "kind = ANY(\($0)::text[])" }
+        list.filter(after) { "task_identifier > (SELECT task_identifier FROM tasks WHERE id = \($0) AND session_id = \(session))" }
+        let pageSize = list.bind(limit + 1)
+        return try await pool.withConnection { [list] connection in
             try SessionExistence.require(tenantID: tenantID, sessionID: sessionID, on: connection)
             let rows = try connection.query(
-                """
-                SELECT \(TaskRow.columns) FROM tasks
-                WHERE tenant_id = $1 AND session_id = $2
-                  AND ($3::text[] IS NULL OR state = ANY($3))
-                  AND ($4::text[] IS NULL OR kind = ANY($4))
-                  AND ($5::text IS NULL OR task_identifier > (SELECT task_identifier FROM tasks WHERE id = $5 AND session_id = $2))
-                ORDER BY task_identifier
-                LIMIT $6
-                """,
-                [tenantID, sessionID, filter.states?.map(\.rawValue), filter.kinds?.map(\.rawValue), after, limit + 1]
+                "SELECT \(TaskRow.columns) FROM tasks \(list.whereClause) ORDER BY task_identifier LIMIT \(pageSize)", list.parameters
             )
             try PageCursor.check(after, pageIsEmpty: rows.isEmpty, resource: "task") {
                 try !connection.query("SELECT 1 FROM tasks WHERE id = $1 AND session_id = $2 AND tenant_id = $3", [$0, sessionID, tenantID]).isEmpty

@@ -23,23 +23,9 @@ extension WebhookStore {
 
     /// A page of the tenant's deliveries in event order; `after` is the last id of the previous page.
     public func deliveries(tenantID: String, filter: DeliveryFilter, limit: Int, after: String?) async throws -> Page<WebhookDeliveryRecord> {
-        try await pool.withConnection { connection in
-            let rows = try connection.query(
-                """
-                SELECT \(WebhookDeliveryRecord.columns)
-                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-                WHERE d.tenant_id = $1
-                  AND ($2::text[] IS NULL OR d.status = ANY($2))
-                  AND ($3::text IS NULL OR d.task_id = $3)
-                  AND ($4::text IS NULL OR d.session_id = $4)
-                  AND ($5::text IS NULL OR d.endpoint_id = $5)
-                  AND ($6::text IS NULL OR (d.event_position, d.id) >
-                        (SELECT event_position, id FROM webhook_deliveries WHERE id = $6 AND tenant_id = $1))
-                ORDER BY d.event_position, d.id
-                LIMIT $7
-                """,
-                [tenantID, filter.statuses?.map(\.rawValue), filter.taskID, filter.sessionID, filter.endpointID, after, limit + 1]
-            )
+        let statement = Self.deliveriesPage(tenantID: tenantID, filter: filter, limit: limit, after: after)
+        return try await pool.withConnection { connection in
+            let rows = try connection.query(statement.sql, statement.parameters)
             try PageCursor.check(after, pageIsEmpty: rows.isEmpty, resource: "delivery") {
                 try !connection.query("SELECT 1 FROM webhook_deliveries WHERE id = $1 AND tenant_id = $2", [$0, tenantID]).isEmpty
             }
@@ -47,6 +33,32 @@ extension WebhookStore {
             page.items = try Self.withAttempts(page.items, on: connection)
             return page
         }
+    }
+
+    /// `deliveries`' statement, with only the conditions asked for (`ListConditions`). Read in the
+    /// order of `webhook_deliveries_tenant` (tenant, event position, id), a page costs what it
+    /// holds, however many deliveries the tenant has had (`DeliveryListPlanTests`).
+    static func deliveriesPage(
+        tenantID: String, filter: DeliveryFilter, limit: Int, after: String?
+    ) -> (sql: String, parameters: [any PostgresBindable]) {
+        var list = ListConditions()
+        let tenant = list.bind(tenantID)
+        list.require("d.tenant_id = \(tenant)")
+        list.filter(filter.statuses?.map(\.rawValue)) { "d.status = ANY(\($0)::text[])" }
+        list.filter(filter.taskID) { "d.task_id = \($0)" }
+        list.filter(filter.sessionID) { "d.session_id = \($0)" }
+        list.filter(filter.endpointID) { "d.endpoint_id = \($0)" }
+        list.filter(after) {
+            "(d.event_position, d.id) > (SELECT event_position, id FROM webhook_deliveries WHERE id = \($0) AND tenant_id = \(tenant))"
+        }
+        let sql = """
+            SELECT \(WebhookDeliveryRecord.columns)
+            FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+            \(list.whereClause)
+            ORDER BY d.event_position, d.id
+            LIMIT \(list.bind(limit + 1))
+            """
+        return (sql, list.parameters)
     }
 
     public func delivery(tenantID: String, id: String) async throws -> WebhookDeliveryRecord {

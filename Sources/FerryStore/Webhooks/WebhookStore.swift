@@ -15,16 +15,20 @@ public struct WebhookStore: Sendable {
 
     /// A page of the tenant's endpoints, oldest first; `after` is the last id of the previous page.
     public func endpoints(tenantID: String, limit: Int, after: String?) async throws -> Page<WebhookEndpointRecord> {
-        try await pool.withConnection { connection in
+        var list = ListConditions()
+        let tenant = list.bind(tenantID)
+        list.require("w.tenant_id = \(tenant)")
+        list.filter(after) {
+            "(w.created_at, w.id) > (SELECT created_at, id FROM webhook_endpoints WHERE id = \($0) AND tenant_id = \(tenant))"
+        }
+        let pageSize = list.bind(limit + 1)
+        return try await pool.withConnection { [list] connection in
             let rows = try connection.query(
                 """
-                SELECT \(WebhookEndpointRecord.columns) FROM webhook_endpoints w
-                WHERE w.tenant_id = $1
-                  AND ($2::text IS NULL OR (w.created_at, w.id) > (SELECT created_at, id FROM webhook_endpoints WHERE id = $2 AND tenant_id = $1))
-                ORDER BY w.created_at, w.id
-                LIMIT $3
+                SELECT \(WebhookEndpointRecord.columns) FROM webhook_endpoints w \(list.whereClause)
+                ORDER BY w.created_at, w.id LIMIT \(pageSize)
                 """,
-                [tenantID, after, limit + 1]
+                list.parameters
             )
             try PageCursor.check(after, pageIsEmpty: rows.isEmpty, resource: "webhook endpoint") {
                 try !connection.query("SELECT 1 FROM webhook_endpoints WHERE id = $1 AND tenant_id = $2", [$0, tenantID]).isEmpty
