@@ -16,8 +16,10 @@ struct DeliveryListPlanTests {
     private static let readBound = 4 * pageSize
 
     private static let deliveries = 20_000
+    /// The deliveries of the small session, among them.
+    private static let smallSession = 500
 
-    @Test("the first page, a later page and a task's deliveries, planned for one execution and generically")
+    @Test("the first page, a later page, a task's, an endpoint's and a session's deliveries, planned for one execution and generically")
     func pagesReadWhatTheyShow() async throws {
         try await WebhookHarness.run(start: false) { ferry in
             let session = try await ferry.makeSession(delegateURL: "http://127.0.0.1:9/hooks").session
@@ -27,17 +29,28 @@ struct DeliveryListPlanTests {
 
             let connection = try PostgresConnection.connect(ferry.test.conninfo)
             defer { connection.close() }
-            // Many more deliveries of the tenant, as if from many tasks and events, all delivered.
+            // Many more events of the tenant, each with its delivery, all delivered: tasks of five
+            // events in a hundred sessions, and the last few in a small session of their own.
+            try connection.execute(
+                """
+                INSERT INTO events (id, position, tenant_id, session_id, task_id, sequence, type, data)
+                SELECT 'evt_many' || g, e.position + g, e.tenant_id,
+                       CASE WHEN g > $1 - $2 THEN 'ses_small' ELSE 'ses_many' || (g / 5 % 100) END, 'tsk_many' || (g / 5), g % 5, e.type, '{}'
+                FROM generate_series(1, $1) g, (SELECT * FROM events ORDER BY position DESC LIMIT 1) e
+                """,
+                [Self.deliveries, Self.smallSession]
+            )
             try connection.execute(
                 """
                 INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_position, event_type, session_id,
                                                 task_id, stream_id, sequence, status)
-                SELECT 'whd_many' || g, d.tenant_id, d.endpoint_id, 'evt_many' || g, d.event_position + g, d.event_type,
-                       d.session_id, 'tsk_many' || (g / 5), 'tsk_many' || (g / 5), g % 5, 'delivered'
-                FROM generate_series(1, $1) g, (SELECT * FROM webhook_deliveries LIMIT 1) d
-                """,
-                [Self.deliveries]
+                SELECT 'whd_many' || substr(e.id, 9), e.tenant_id, d.endpoint_id, e.id, e.position, e.type, e.session_id,
+                       e.task_id, e.task_id, e.sequence, 'delivered'
+                FROM events e, (SELECT * FROM webhook_deliveries LIMIT 1) d
+                WHERE e.id LIKE 'evt_many%'
+                """
             )
+            try connection.execute("ANALYZE events")
             try connection.execute("ANALYZE webhook_deliveries")
             let endpointID = try connection.query("SELECT endpoint_id FROM webhook_deliveries LIMIT 1")[0].decode(0, as: String.self)
 
@@ -46,12 +59,19 @@ struct DeliveryListPlanTests {
                 ("page after the middle", .init(), "whd_many\(Self.deliveries / 2)"),
                 ("one task's", .init(taskID: "tsk_many777"), nil),
                 ("one endpoint's, delivered", .init(statuses: [.delivered], endpointID: endpointID), nil),
+                // The last of the tenant's, read through the session's events.
+                ("a small session's", .init(sessionID: "ses_small"), nil),
+                ("a later page of a small session's", .init(sessionID: "ses_small"), "whd_many\(Self.deliveries - Self.smallSession / 2)"),
             ]
             for page in pages {
                 let statement = WebhookStore.deliveriesPage(tenantID: session.tenantID, filter: page.filter, limit: Self.pageSize, after: page.after)
+                // A session's page reads the session's events, not the tenant's log.
+                let bound = page.filter.sessionID == nil ? Self.readBound : Self.smallSession
                 for (mode, plan) in try Self.plans(of: statement, on: connection) {
-                    let read = Self.rowsRead(of: "webhook_deliveries", in: plan)
-                    #expect(read <= Self.readBound, "\(page.name), \(mode): read \(read) deliveries for a page of \(Self.pageSize)")
+                    for relation in ["webhook_deliveries", "events"] {
+                        let read = Self.rowsRead(of: relation, in: plan)
+                        #expect(read <= bound, "\(page.name), \(mode): read \(read) rows of \(relation) for a page of \(Self.pageSize)")
+                    }
                     #expect(plan["Actual Rows"] as? Int ?? 0 > 0, "\(page.name), \(mode): the page is empty")
                 }
             }
