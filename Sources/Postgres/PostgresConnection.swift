@@ -6,7 +6,10 @@ import Glibc
 /// a time: deliberately not Sendable.
 ///
 /// At connect the session is pinned to what the decoders expect: `TimeZone=UTC`,
-/// `DateStyle=ISO, MDY`, `bytea_output=hex`.
+/// `DateStyle=ISO, MDY`, `bytea_output=hex`; and JIT compilation is off (`jit=off`): it pays only
+/// for long queries, and its threshold is a plan's estimated cost, which a plan made without
+/// sequential scans (`StatementPlans.byKeyPlannedOnce`) exceeds by far whenever one is
+/// unavoidable. Reading the events' sequence so, each read compiled for 68 ms.
 public final class PostgresConnection {
     private let handle: OpaquePointer
     private var isClosed = false
@@ -20,8 +23,10 @@ public final class PostgresConnection {
     private var preparedNamesIssued = 0
     /// Beyond this many (text built at run time, say) statements run unprepared.
     static let maximumPreparedStatements = 256
-    /// The session's `synchronous_commit` is `off` (see `commit(_:)`); false: the server's default.
+    /// The session's `synchronous_commit` is `off` (see `prepareSession`); false: the server's default.
     var commitsAsynchronously = false
+    /// The session plans `StatementPlans.byKeyPlannedOnce`; false: as the server's settings say.
+    var plansByKey = false
 
     private init(handle: OpaquePointer) {
         self.handle = handle
@@ -70,7 +75,7 @@ public final class PostgresConnection {
                 Unmanaged<PostgresConnection>.fromOpaque(context).takeUnretainedValue().markLost()
             }
         }, Unmanaged.passUnretained(connection).toOpaque())
-        try connection.executeScript("SET TimeZone TO 'UTC'; SET DateStyle TO 'ISO, MDY'; SET bytea_output TO 'hex'")
+        try connection.executeScript("SET TimeZone TO 'UTC'; SET DateStyle TO 'ISO, MDY'; SET bytea_output TO 'hex'; SET jit TO off")
         return connection
     }
 

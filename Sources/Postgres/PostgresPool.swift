@@ -19,10 +19,12 @@ public final class PostgresPool: Sendable {
     }
 
     /// Runs `body` with a connection on the connection's own thread and returns its result;
-    /// its commits are as `durability` says.
+    /// its commits are as `durability` says, its statements planned as `plans` says (both left
+    /// as they are for `.readOnly`).
     @discardableResult
     public func withConnection<T: Sendable>(
-        commit durability: CommitDurability = .durable, _ body: @escaping @Sendable (PostgresConnection) throws -> T
+        commit durability: CommitDurability = .durable, plans: StatementPlans = .chosenByServer,
+        _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
         let contact = ServerContact.current
         let deadline = shared.connectDeadline(for: contact)
@@ -32,7 +34,7 @@ public final class PostgresPool: Sendable {
                 run: { connection in
                     contact?.markReached()
                     continuation.resume(with: Result {
-                        try connection.commit(durability)
+                        try connection.prepareSession(commit: durability, plans: plans)
                         return try body(connection)
                     })
                 },
@@ -54,9 +56,9 @@ public final class PostgresPool: Sendable {
     public func withTransaction<T: Sendable>(
         setUp: String? = nil, commit durability: CommitDurability = .durable, _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
-        // The session's setting is left alone (`.readOnly`): the transaction asks for its own kind.
+        // The session's settings are left alone (`.readOnly`): the transaction asks for its own.
         try await withConnection(commit: .readOnly) { connection in
-            let statements = [connection.localCommitSetting(for: durability), setUp].compactMap { $0 }
+            let statements = [connection.localSettings(for: durability), setUp].compactMap { $0 }
             return try connection.withTransaction(setUp: statements.isEmpty ? nil : statements.joined(separator: "; "), body)
         }
     }
@@ -77,7 +79,7 @@ public final class PostgresPool: Sendable {
         )
         let connection = try loan.waitForConnection()
         defer { loan.giveBack() }
-        try connection.commit(.durable)
+        try connection.prepareSession(commit: .durable, plans: .chosenByServer)
         return try body(connection)
     }
 

@@ -32,7 +32,10 @@ extension WebhookLedger {
         // for in its stream (a backlog's drain asked after every stream, for nothing).
         let streamEnded = previous.event.eventType == .taskDidCompleteWithError
         if streamEnded, candidates.isEmpty { return ([], 0) }
-        return try await pool.withConnection(commit: .asynchronous) { connection in
+        // Planned once, by key (`NextInStreamPlanTests` checks those plans): planned for each
+        // execution, a slot's statements spent a quarter to two fifths of their time planning
+        // (bench/decisions.sh's delegate run).
+        return try await pool.withConnection(commit: .asynchronous, plans: .byKeyPlannedOnce) { connection in
             guard !candidates.isEmpty else {
                 let run = try takeRun(
                     endpointID: previous.endpointID, streamID: previous.streamID, after: previous.event.sequence,
@@ -72,7 +75,7 @@ extension WebhookLedger {
     ) async throws -> (room: Room, candidatesUsed: Int) {
         guard let endpointID = candidates.first?.endpointID, limit > 0 else { return (.noCandidate, 0) }
         let parameters = switchParameters(candidates, limit: limit, lease: lease, answered: answered) + [endpointID, perEndpoint, perTenant]
-        return try await pool.withConnection(commit: .asynchronous) { connection in
+        return try await pool.withConnection(commit: .asynchronous, plans: .byKeyPlannedOnce) { connection in
             // One row at least, which says whether there was room; the run's rows, if any.
             let rows = try connection.query(Self.switchIfRoomSQL, parameters)
             guard let first = rows.first, try first.decode("has_room", as: Bool.self) else { return (.full, 0) }
@@ -133,7 +136,7 @@ extension WebhookLedger {
     /// attempt): they would otherwise count against their endpoint until they expire.
     public func releaseLeases(of deliveries: [ClaimedDelivery]) async throws {
         guard !deliveries.isEmpty else { return }
-        try await pool.withConnection(commit: .asynchronous) { connection in
+        try await pool.withConnection(commit: .asynchronous, plans: .byKeyPlannedOnce) { connection in
             _ = try connection.execute(
                 """
                 UPDATE webhook_deliveries d SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
