@@ -30,19 +30,11 @@ public struct BlobStore: Sendable {
     }
 
     public func list(tenantID: String, limit: Int, after: String?) async throws -> Page<BlobRecord> {
-        var list = ListConditions()
-        let tenant = list.bind(tenantID)
-        list.require("tenant_id = \(tenant)")
-        list.filter(after) { "(created_at, id) > (SELECT created_at, id FROM blobs WHERE id = \($0) AND tenant_id = \(tenant))" }
-        let pageSize = list.bind(limit + 1)
-        return try await pool.withConnection { [list] connection in
-            let rows = try connection.query(
-                "SELECT \(Self.columns) FROM blobs \(list.whereClause) ORDER BY created_at, id LIMIT \(pageSize)", list.parameters
+        try await pool.withConnection { connection in
+            try Page.inCreationOrder(
+                of: "blobs", columns: Self.columns, tenantID: tenantID, limit: limit, after: after, resource: "blob",
+                on: connection, decode: Self.decode, cursor: \.id
             )
-            try PageCursor.check(after, pageIsEmpty: rows.isEmpty, resource: "blob") {
-                try !connection.query("SELECT 1 FROM blobs WHERE id = $1 AND tenant_id = $2", [$0, tenantID]).isEmpty
-            }
-            return try Page(rows: rows, limit: limit, decode: Self.decode, cursor: \.id)
         }
     }
 

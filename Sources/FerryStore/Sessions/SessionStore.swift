@@ -64,19 +64,11 @@ public struct SessionStore: Sendable {
 
     /// A page of the tenant's sessions, oldest first; `after` is the last id of the previous page.
     public func list(tenantID: String, limit: Int, after: String?) async throws -> Page<SessionRecord> {
-        var list = ListConditions()
-        let tenant = list.bind(tenantID)
-        list.require("tenant_id = \(tenant)")
-        list.filter(after) { "(created_at, id) > (SELECT created_at, id FROM sessions WHERE id = \($0) AND tenant_id = \(tenant))" }
-        let pageSize = list.bind(limit + 1)
-        return try await pool.withConnection { [list] connection in
-            let rows = try connection.query(
-                "SELECT \(Self.columns) FROM sessions \(list.whereClause) ORDER BY created_at, id LIMIT \(pageSize)", list.parameters
+        try await pool.withConnection { connection in
+            try Page.inCreationOrder(
+                of: "sessions", columns: Self.columns, tenantID: tenantID, limit: limit, after: after, resource: "session",
+                on: connection, decode: Self.decode, cursor: \.id
             )
-            try PageCursor.check(after, pageIsEmpty: rows.isEmpty, resource: "session") {
-                try !connection.query("SELECT 1 FROM sessions WHERE id = $1 AND tenant_id = $2", [$0, tenantID]).isEmpty
-            }
-            return try Page(rows: rows, limit: limit, decode: Self.decode, cursor: \.id)
         }
     }
 

@@ -5,17 +5,11 @@ import Postgres
 /// What operators do with tenants: list, change quotas and status, manage API keys.
 extension TenantStore {
     public func list(limit: Int, after: String?) async throws -> Page<TenantRecord> {
-        var list = ListConditions()
-        list.filter(after) { "(created_at, id) > (SELECT created_at, id FROM tenants WHERE id = \($0))" }
-        let pageSize = list.bind(limit + 1)
-        return try await pool.withConnection { [list] connection in
-            let rows = try connection.query(
-                "SELECT \(Self.columns) FROM tenants \(list.whereClause) ORDER BY created_at, id LIMIT \(pageSize)", list.parameters
+        try await pool.withConnection { connection in
+            try Page.inCreationOrder(
+                of: "tenants", columns: Self.columns, tenantID: nil, limit: limit, after: after, resource: "tenant",
+                on: connection, decode: Self.decode, cursor: \.id
             )
-            try PageCursor.check(after, pageIsEmpty: rows.isEmpty, resource: "tenant") {
-                try !connection.query("SELECT 1 FROM tenants WHERE id = $1", [$0]).isEmpty
-            }
-            return try Page(rows: rows, limit: limit, decode: Self.decode, cursor: \.id)
         }
     }
 

@@ -15,25 +15,11 @@ public struct WebhookStore: Sendable {
 
     /// A page of the tenant's endpoints, oldest first; `after` is the last id of the previous page.
     public func endpoints(tenantID: String, limit: Int, after: String?) async throws -> Page<WebhookEndpointRecord> {
-        var list = ListConditions()
-        let tenant = list.bind(tenantID)
-        list.require("w.tenant_id = \(tenant)")
-        list.filter(after) {
-            "(w.created_at, w.id) > (SELECT created_at, id FROM webhook_endpoints WHERE id = \($0) AND tenant_id = \(tenant))"
-        }
-        let pageSize = list.bind(limit + 1)
-        return try await pool.withConnection { [list] connection in
-            let rows = try connection.query(
-                """
-                SELECT \(WebhookEndpointRecord.columns) FROM webhook_endpoints w \(list.whereClause)
-                ORDER BY w.created_at, w.id LIMIT \(pageSize)
-                """,
-                list.parameters
+        try await pool.withConnection { connection in
+            try Page.inCreationOrder(
+                of: "webhook_endpoints", as: "w", columns: WebhookEndpointRecord.columns, tenantID: tenantID, limit: limit, after: after,
+                resource: "webhook endpoint", on: connection, decode: WebhookEndpointRecord.decode, cursor: \.id
             )
-            try PageCursor.check(after, pageIsEmpty: rows.isEmpty, resource: "webhook endpoint") {
-                try !connection.query("SELECT 1 FROM webhook_endpoints WHERE id = $1 AND tenant_id = $2", [$0, tenantID]).isEmpty
-            }
-            return try Page(rows: rows, limit: limit, decode: WebhookEndpointRecord.decode, cursor: \.id)
         }
     }
 
