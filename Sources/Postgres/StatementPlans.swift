@@ -8,11 +8,16 @@ public enum StatementPlans: Sendable {
     /// key, whose plans must not follow statistics taken at a quiet moment, and whose planning
     /// costs as much as running them. A statement whose values change its plan (a filter that
     /// may be absent, a list whose share of a table varies) wants `chosenByServer`.
+    ///
+    /// A generic plan a connection made in this mode stays with its prepared statement: should
+    /// the same statement run later on that connection in the other mode, PostgreSQL may reuse
+    /// it (after five custom plans, if it looks no dearer). So a statement is meant for one mode.
     case byKeyPlannedOnce
 }
 
 extension PostgresConnection {
-    /// Sets the session's `synchronous_commit` and planner settings for the calls that follow,
+    /// Sets the session's `synchronous_commit` and planner settings for the calls that follow
+    /// (`.readOnly` sets neither: `plans` is not looked at),
     /// where they change: one round trip for both, and none when this connection's previous
     /// caller wanted the same. The pool calls it before each job (a transaction's with
     /// `.readOnly`, which leaves both alone: `localSettings` asks for the transaction's own),

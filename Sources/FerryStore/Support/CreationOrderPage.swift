@@ -2,8 +2,9 @@ import Postgres
 
 extension Page {
     /// A page of `table`'s rows in creation order (`created_at`, then `id`: the order of the
-    /// tables' tenant indexes) after the row `after`, the tenant's (nil: every row, for the
-    /// tenants themselves); a cursor that names no row of the list is refused (`PageCursor`).
+    /// tables' tenant indexes; the tenants themselves have none, nor need one) after the row
+    /// `after`, the tenant's (nil: every row, for the tenants themselves); a cursor that names no
+    /// row of the list is refused (`PageCursor`).
     /// `columns` may qualify their names with `alias`.
     static func inCreationOrder(
         of table: String, as alias: String = "t", columns: String, tenantID: String?, limit: Int, after: String?,

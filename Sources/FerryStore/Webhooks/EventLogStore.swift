@@ -52,15 +52,13 @@ public struct EventLogStore: Sendable {
 
     /// The tenant's events after `position` up to `horizon` (an event stream's next batch).
     public func tenantEvents(tenantID: String, after position: Int64, upTo horizon: Int64, sessionID: String? = nil, limit: Int) async throws -> [EventRecord] {
-        try await pool.withConnection { connection in
+        var list = ListConditions()
+        list.require("e.tenant_id = \(list.bind(tenantID)) AND e.position > \(list.bind(position)) AND e.position <= \(list.bind(horizon))")
+        list.filter(sessionID) { "e.session_id = \($0)" }
+        let pageSize = list.bind(limit)
+        return try await pool.withConnection { [list] connection in
             try connection.query(
-                """
-                SELECT \(EventRecord.columns) FROM events e
-                WHERE e.tenant_id = $1 AND e.position > $2 AND e.position <= $3 AND ($4::text IS NULL OR e.session_id = $4)
-                ORDER BY e.position
-                LIMIT $5
-                """,
-                [tenantID, position, horizon, sessionID, limit]
+                "SELECT \(EventRecord.columns) FROM events e \(list.whereClause) ORDER BY e.position LIMIT \(pageSize)", list.parameters
             ).map(EventRecord.decode)
         }
     }

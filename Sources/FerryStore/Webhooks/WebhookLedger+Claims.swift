@@ -44,8 +44,8 @@ extension WebhookLedger {
     ) async throws -> (claimed: [ClaimedDelivery], candidates: [DeliveryCandidate], full: Set<String>, nextDueIn: Duration?) {
         guard limits.total > 0 else { return ([], [], [], nil) }
         let instanceID = self.instanceID
-        // Planned once (`ClaimPlanTests` checks both plans): planning it each time cost 40% of
-        // running it in bench/decisions.sh.
+        // Planned once, by key (`ClaimPlanTests` checks that plan): planning it each time cost
+        // 40% of running it in bench/decisions.sh.
         return try await pool.withTransaction(setUp: IndexedPlans.setUp, commit: .asynchronous) { connection in
             let rows = try connection.query(
                 Self.claimSQL,

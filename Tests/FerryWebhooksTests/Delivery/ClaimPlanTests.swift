@@ -90,12 +90,15 @@ struct ClaimPlanTests {
     /// Tasks, each a stream with two pending deliveries.
     private static let streams = 200
 
-    /// The claim's plans, executed and rolled back: as a pooled connection plans it at first
-    /// (custom), and once it has run a few times (generic).
+    /// The claim's plans, executed and rolled back: planned for its values (custom), generically,
+    /// and generically without sequential scans, as `claimDue` runs it (`IndexedPlans`).
     private static func claimPlans(on connection: PostgresConnection) throws -> [(mode: String, plan: [String: Any])] {
         try connection.execute("PREPARE claim_plan(text, int8, int8, int8, float8, text[], int8) AS \(WebhookLedger.claimSQL)")
-        return try ["force_custom_plan", "force_generic_plan"].map { mode in
-            try connection.execute("SET plan_cache_mode = \(mode)")
+        let modes = [("force_custom_plan", "on"), ("force_generic_plan", "on"), ("force_generic_plan", "off")]
+        return try modes.map { plans, sequentialScans in
+            let mode = "\(plans), enable_seqscan \(sequentialScans)"
+            try connection.execute("SET plan_cache_mode = \(plans)")
+            try connection.execute("SET enable_seqscan = \(sequentialScans)")
             try connection.execute("BEGIN")
             defer { _ = try? connection.execute("ROLLBACK") }
             let json = try connection.query(

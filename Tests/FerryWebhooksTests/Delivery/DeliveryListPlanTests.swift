@@ -75,6 +75,31 @@ struct DeliveryListPlanTests {
                     #expect(plan["Actual Rows"] as? Int ?? 0 > 0, "\(page.name), \(mode): the page is empty")
                 }
             }
+
+            // What the pages hold: every delivery asked for, once, in event order, whichever way
+            // they were read (the first pages only, for the whole tenant's).
+            let store = WebhookStore(pool: ferry.pool)
+            let lists: [(filter: WebhookStore.DeliveryFilter, condition: String, pages: Int)] = [
+                (.init(), "true", 3),
+                (.init(sessionID: "ses_small"), "session_id = 'ses_small'", .max),
+                (.init(taskID: "tsk_many777"), "task_id = 'tsk_many777'", .max),
+                (.init(statuses: [.pending]), "status = 'pending'", .max),
+            ]
+            for list in lists {
+                var read: [String] = []
+                var after: String?
+                for _ in 0..<list.pages {
+                    let page = try await store.deliveries(tenantID: session.tenantID, filter: list.filter, limit: 70, after: after)
+                    read += page.items.map(\.id)
+                    after = page.nextCursor
+                    if after == nil { break }
+                }
+                let expected = try connection.query(
+                    "SELECT id FROM webhook_deliveries WHERE tenant_id = $1 AND \(list.condition) ORDER BY event_position, id LIMIT $2",
+                    [session.tenantID, read.count]
+                ).map { try $0.decode(0, as: String.self) }
+                #expect(!read.isEmpty && read == expected, "\(list.condition): \(read.count) read, \(expected.count) expected")
+            }
         }
     }
 

@@ -38,7 +38,9 @@ struct NextInStreamPlanTests {
             let sequence = try head.decode(3, as: Int64.self)
 
             // Generic plans: what a pooled connection uses after a statement's first executions.
+            // As the slots run them (StatementPlans.byKeyPlannedOnce).
             try connection.execute("SET plan_cache_mode = force_generic_plan")
+            try connection.execute("SET enable_seqscan = off")
             try connection.execute("PREPARE run_plan(text, text, int8, text, float8, int8) AS \(WebhookLedger.runSQL)")
             try connection.execute("PREPARE switch_plan(text[], text[], text[], int8[], text[], text, float8, int8) AS \(WebhookLedger.switchSQL)")
             let run = try explain(
@@ -103,7 +105,9 @@ struct NextInStreamPlanTests {
             try connection.execute("UPDATE webhook_deliveries SET lease_owner = 'elsewhere', lease_expires_at = now() + interval '1 minute' WHERE status = 'pending' AND sequence = 1")
             let endpoint = try connection.query("SELECT id FROM webhook_endpoints LIMIT 1")[0].decode(0, as: String.self)
 
+            // As the slots run them (StatementPlans.byKeyPlannedOnce).
             try connection.execute("SET plan_cache_mode = force_generic_plan")
+            try connection.execute("SET enable_seqscan = off")
             try connection.execute(
                 "PREPARE room_plan(text[], text[], text[], int8[], text[], text, float8, int8, text, int8, int8) AS \(WebhookLedger.switchIfRoomSQL)"
             )
