@@ -20,7 +20,8 @@ extension Page {
             list.parameters
         )
         try PageCursor.check(after, pageIsEmpty: rows.isEmpty, resource: resource) {
-            try !connection.query("SELECT 1 FROM \(table) WHERE id = $1\(tenantID == nil ? "" : " AND tenant_id = $2")", [$0] + (tenantID.map { [$0] } ?? [])).isEmpty
+            // By key, so the optional tenant may be written this way.
+            try !connection.query("SELECT 1 FROM \(table) WHERE id = $1 AND ($2::text IS NULL OR tenant_id = $2)", [$0, tenantID]).isEmpty
         }
         return try Page(rows: rows, limit: limit, decode: decode, cursor: cursor)
     }
