@@ -6,12 +6,13 @@ import Postgres
 import Testing
 
 /// `GET /v1/webhooks/deliveries` reads what a page shows, however many deliveries the tenant has
-/// had: in the order of an index, its cursor a range of it, its filters conditions of their own.
-/// Before, every page read and sorted all of the tenant's deliveries, and once PostgreSQL planned
-/// the statement generically a filter by task read them all too.
+/// had: in the order of an index, its cursor a range of it, its filters conditions of their own;
+/// a session's list reads that session's events. Before, every page read and sorted all of the
+/// tenant's deliveries, once PostgreSQL planned the statement generically a filter by task read
+/// them all too, and a small session's last page read the tenant's before it.
 @Suite("A page of deliveries reads what it shows")
 struct DeliveryListPlanTests {
-    /// The page asked for, and the most rows its plan may read of webhook_deliveries.
+    /// The page asked for, and the most rows its plan may read of the deliveries, and of the events.
     private static let pageSize = 50
     private static let readBound = 4 * pageSize
 
@@ -19,7 +20,7 @@ struct DeliveryListPlanTests {
     /// The deliveries of the small session, among them.
     private static let smallSession = 500
 
-    @Test("the first page, a later page, a task's, an endpoint's and a session's deliveries, planned for one execution and generically")
+    @Test("the first page, a later page, a task's, an endpoint's and a session's: few rows read, custom or generic; every delivery asked for, in order")
     func pagesReadWhatTheyShow() async throws {
         try await WebhookHarness.run(start: false) { ferry in
             let session = try await ferry.makeSession(delegateURL: "http://127.0.0.1:9/hooks").session
