@@ -36,6 +36,30 @@ struct ReaperTests {
         }
     }
 
+    @Test("a background task whose owner stops a third time while running it completes with -1005 and its resume data")
+    func backgroundTaskThatKeepsStoppingItsOwners() async throws {
+        try await StoreFixture.with(sessionKind: .background) { fixture in
+            let task = try await abandoned(fixture) { StoreFixture.checkpoint(taskID: $0) }
+            let survivor = fixture.ledger("survivor")
+            // Twice taken up again, as any background task whose owner stopped.
+            for losses in 1...2 {
+                #expect(try await survivor.reapExpiredLeases(resumeData: fixture.resumeData, holding: []) == 1)
+                #expect(try await fixture.tasks.find(tenantID: fixture.tenant.id, id: task.id).state == .running)
+                #expect(try await fixture.column("owner_losses", of: task.id, as: Int.self) == losses)
+                _ = try await fixture.claim(task.id, with: fixture.ledger("crashing-\(losses)"))
+                try await fixture.expireLease(of: task.id)
+            }
+            // The third time, it ends.
+            #expect(try await survivor.reapExpiredLeases(resumeData: fixture.resumeData, holding: []) == 1)
+            let stored = try await fixture.tasks.find(tenantID: fixture.tenant.id, id: task.id)
+            #expect(stored.state == .completed)
+            #expect(stored.error?.code == URLErrorCode.networkConnectionLost.rawValue)
+            #expect(stored.error?.reason?.contains("3 times") == true)
+            #expect(stored.error?.resumeData != nil)
+            #expect(try await fixture.eventTypes(of: task.id).last == "task.didCompleteWithError")
+        }
+    }
+
     @Test("default and ephemeral downloads complete with -1005, with resume data only when resumable")
     func defaultSessionsFail() async throws {
         try await StoreFixture.with { fixture in

@@ -6,7 +6,10 @@ extension TransferLedger {
     /// What became of tasks whose owner stopped renewing its lease (it crashed, hung, or lost
     /// its database connection):
     /// - background sessions: the task is released and another instance continues it from
-    ///   its checkpoint, as a background URLSession survives the app;
+    ///   its checkpoint, as a background URLSession survives the app; when its owners stopped
+    ///   more than `ownerLossesTolerated` times while running it, it completes as in a default
+    ///   session (a transfer that crashes its process would otherwise crash every instance in
+    ///   turn);
     /// - default and ephemeral sessions: the task completes with -1005 (network connection
     ///   lost), carrying resume data when its download can be resumed;
     /// - a task being cancelled completes with -999; a suspended one just loses its owner.
@@ -37,6 +40,10 @@ extension TransferLedger {
         }
     }
 
+    /// How many times a background task's owners may stop while running it and it is still
+    /// taken up again; at the next, the reaper completes it (with resume data, when it has some).
+    static let ownerLossesTolerated = 2
+
     /// `condition` may use `$3`, `$4`, … for `parameters` after the limit ($1) and this instance ($2).
     private func reap(_ condition: String, resumeData: ResumeDataIssuer, limit: Int, _ parameters: any PostgresBindable...) async throws -> Int {
         let instanceID = self.instanceID
@@ -44,7 +51,7 @@ extension TransferLedger {
             let rows = try connection.query(
                 """
                 SELECT t.id, t.tenant_id, t.session_id, t.kind, t.state, t.original_request, t.current_request,
-                       t.checkpoint, t.stop_reason, s.kind AS session_kind
+                       t.checkpoint, t.stop_reason, t.owner_losses, s.kind AS session_kind
                 FROM tasks t JOIN sessions s ON s.id = t.session_id
                 WHERE \(condition)
                 ORDER BY t.lease_expires_at
@@ -66,6 +73,11 @@ extension TransferLedger {
                 let failingURL = try row.decodeJSONIfPresent("current_request", as: TransferRequest.self)?.url ?? originalRequest.url
                 let checkpoint = try row.decodeJSONIfPresent("checkpoint", as: TransferCheckpoint.self)
                 let kind = TaskKind(rawValue: try row.decode("kind")) ?? .data
+                // This loss included: a background task's last, when it is one too many.
+                let ownerLosses = try row.decode("owner_losses", as: Int.self) + (state == .running ? 1 : 0)
+                let lostReason = sessionKind == .background
+                    ? "the Ferry instances running this transfer stopped \(ownerLosses) times while it ran; it is not started again"
+                    : "the Ferry instance running this transfer stopped"
 
                 switch (state, sessionKind) {
                 case (.canceling, _):
@@ -75,13 +87,10 @@ extension TransferLedger {
                         resumeData: try Self.producesResumeData(row) ? resumeData : nil
                     ).write(ref, kind: kind, into: &completions, events: &events, on: connection)
                     completedSessions.insert(ref.sessionID)
-                case (.running, .default), (.running, .ephemeral):
+                case (.running, .default), (.running, .ephemeral), (.running, .background) where ownerLosses > Self.ownerLossesTolerated:
                     let token = resumeData.token(tenantID: tenantID, taskID: taskID, originalRequest: originalRequest, checkpoint: checkpoint)
                     try TaskCompletion(
-                        error: TransferError(
-                            code: .networkConnectionLost, failingURL: failingURL,
-                            reason: "the Ferry instance running this transfer stopped", resumeData: token
-                        ),
+                        error: TransferError(code: .networkConnectionLost, failingURL: failingURL, reason: lostReason, resumeData: token),
                         checkpoint: token == nil ? nil : checkpoint
                     ).write(ref, kind: kind, into: &completions, events: &events, on: connection)
                     completedSessions.insert(ref.sessionID)
@@ -89,8 +98,11 @@ extension TransferLedger {
                     // The owner's end is not the origin's failure: no attempt is counted
                     // (see `TransferOutcome.released`).
                     try connection.execute(
-                        "UPDATE tasks SET lease_owner = NULL, lease_expires_at = NULL, stop_reason = NULL, updated_at = now() WHERE id = $1",
-                        [taskID]
+                        """
+                        UPDATE tasks SET lease_owner = NULL, lease_expires_at = NULL, stop_reason = NULL, owner_losses = $2, updated_at = now()
+                        WHERE id = $1
+                        """,
+                        [taskID, ownerLosses]
                     )
                     try connection.execute("SELECT pg_notify($1, $2)", [NotificationChannel.work, taskID])
                 }
