@@ -37,44 +37,31 @@ extension WebhookStore {
 
     /// `deliveries`' statement, with only the conditions asked for (`ListConditions`). Read in the
     /// order of `webhook_deliveries_tenant` (tenant, event position, id), a page costs what it
-    /// holds, however many deliveries the tenant has had; a session's reads at most the session's
-    /// events (`DeliveryListPlanTests`).
+    /// holds, however many deliveries the tenant has had (`DeliveryListPlanTests`). Not so a page
+    /// of a small session whose deliveries come late in a big tenant's: read in the tenant's
+    /// order, it reads the tenant's deliveries before them. (Read through the session's events
+    /// instead, every page read all of the session's events from the cursor on, which a big
+    /// session, the more common, could not afford.)
     static func deliveriesPage(
         tenantID: String, filter: DeliveryFilter, limit: Int, after: String?
     ) -> (sql: String, parameters: [any PostgresBindable]) {
         var list = ListConditions()
         let tenant = list.bind(tenantID)
-        let cursor = after.map { "FROM webhook_deliveries WHERE id = \(list.bind($0)) AND tenant_id = \(tenant)" }
         list.require("d.tenant_id = \(tenant)")
-        let source: String
-        let position: String
-        if let sessionID = filter.sessionID {
-            // A session's: its events from the cursor's on (events_session), each one's deliveries
-            // by (event_id, endpoint_id). Fenced (OFFSET 0), so that the events are read by
-            // session whatever share of the log the planner guesses the session has: as a filter
-            // of the tenant's deliveries in order, a small session's last page read all of the
-            // tenant's before it (19,553 rows of 20,000 in the test).
-            let fromTheCursor = cursor.map { " AND e.position >= (SELECT event_position \($0))" } ?? ""
-            source = """
-                (SELECT e.id, e.position FROM events e WHERE e.session_id = \(list.bind(sessionID))\(fromTheCursor) ORDER BY e.position OFFSET 0) e
-                JOIN webhook_deliveries d ON d.event_id = e.id
-                """
-            position = "e.position"
-        } else {
-            source = "webhook_deliveries d"
-            position = "d.event_position"
-        }
         list.filter(filter.statuses?.map(\.rawValue)) { "d.status = ANY(\($0)::text[])" }
         // Through the task's events (events_task_sequence) to their deliveries: the deliveries
         // have no index by task.
         list.filter(filter.taskID) { "d.event_id IN (SELECT e.id FROM events e WHERE e.task_id = \($0))" }
+        list.filter(filter.sessionID) { "d.session_id = \($0)" }
         list.filter(filter.endpointID) { "d.endpoint_id = \($0)" }
-        if let cursor { list.require("(\(position), d.id) > (SELECT event_position, id \(cursor))") }
+        list.filter(after) {
+            "(d.event_position, d.id) > (SELECT event_position, id FROM webhook_deliveries WHERE id = \($0) AND tenant_id = \(tenant))"
+        }
         let sql = """
             SELECT \(WebhookDeliveryRecord.columns)
-            FROM \(source) JOIN webhook_endpoints w ON w.id = d.endpoint_id
+            FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
             \(list.whereClause)
-            ORDER BY \(position), d.id
+            ORDER BY d.event_position, d.id
             LIMIT \(list.bind(limit + 1))
             """
         return (sql, list.parameters)
