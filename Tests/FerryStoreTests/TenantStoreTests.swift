@@ -25,6 +25,20 @@ struct TenantStoreTests {
         }
     }
 
+    @Test("the operator's list of tenants pages in creation order and refuses a cursor that names no tenant")
+    func listPagesAndRefusesUnknownCursors() async throws {
+        try await StoreFixture.with { fixture in
+            let second = try await fixture.database.tenants.create(name: "second", quotas: TenantQuotas()).tenant
+            let first = try await fixture.database.tenants.list(limit: 1, after: nil)
+            #expect(first.items.map(\.id) == [fixture.tenant.id])
+            let next = try await fixture.database.tenants.list(limit: 1, after: first.nextCursor)
+            #expect(next.items.map(\.id) == [second.id])
+            #expect(next.nextCursor == nil)
+            // (The tenants have no tenant_id: the check once asked for one, a 500.)
+            await expectUnknownCursor { try await fixture.database.tenants.list(limit: 1, after: "0") }
+        }
+    }
+
     @Test("a different key with the same lookup prefix (and a valid checksum) does not authenticate")
     func samePrefixWrongKey() async throws {
         try await StoreFixture.with { fixture in

@@ -19,9 +19,12 @@ extension Page {
             "SELECT \(columns) FROM \(table) \(alias) \(list.whereClause) ORDER BY \(alias).created_at, \(alias).id LIMIT \(list.bind(limit + 1))",
             list.parameters
         )
-        try PageCursor.check(after, pageIsEmpty: rows.isEmpty, resource: resource) {
-            // By key, so the optional tenant may be written this way.
-            try !connection.query("SELECT 1 FROM \(table) WHERE id = $1 AND ($2::text IS NULL OR tenant_id = $2)", [$0, tenantID]).isEmpty
+        try PageCursor.check(after, pageIsEmpty: rows.isEmpty, resource: resource) { cursorID in
+            // The tenants themselves have no tenant_id.
+            var row = ListConditions()
+            row.require("id = \(row.bind(cursorID))")
+            row.filter(tenantID) { "tenant_id = \($0)" }
+            return try !connection.query("SELECT 1 FROM \(table) \(row.whereClause)", row.parameters).isEmpty
         }
         return try Page(rows: rows, limit: limit, decode: decode, cursor: cursor)
     }
