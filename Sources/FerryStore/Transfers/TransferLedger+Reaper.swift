@@ -87,7 +87,7 @@ extension TransferLedger {
                         resumeData: try Self.producesResumeData(row) ? resumeData : nil
                     ).write(ref, kind: kind, into: &completions, events: &events, on: connection)
                     completedSessions.insert(ref.sessionID)
-                case (.running, .default), (.running, .ephemeral), (.running, .background) where ownerLosses > Self.ownerLossesTolerated:
+                case (.running, _) where sessionKind != .background || ownerLosses > Self.ownerLossesTolerated:
                     let token = resumeData.token(tenantID: tenantID, taskID: taskID, originalRequest: originalRequest, checkpoint: checkpoint)
                     try TaskCompletion(
                         error: TransferError(code: .networkConnectionLost, failingURL: failingURL, reason: lostReason, resumeData: token),
