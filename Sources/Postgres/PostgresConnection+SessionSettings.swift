@@ -29,18 +29,22 @@ extension PostgresConnection {
         plansByKey = byKey
     }
 
-    /// What a transaction sends with its BEGIN to commit as `durability` asks and to plan as the
-    /// server chooses (its `setUp` may ask otherwise), leaving the session's settings as they are;
-    /// nil when the session's settings are those already.
-    func localSettings(for durability: CommitDurability) -> String? {
+    /// What a transaction sends with its BEGIN to commit as `durability` and plan as `plans` ask,
+    /// before its own set-up, leaving the session's settings as they are; nil when the session's
+    /// settings are those already.
+    func localSettings(for durability: CommitDurability, plans: StatementPlans) -> String? {
         let commit: String? = switch (durability, commitsAsynchronously) {
         case (.durable, false), (.asynchronous, true), (.readOnly, _): nil
         // DEFAULT: the server's setting, whatever it is (`remote_apply` with a standby, say).
         case (.durable, true): "SET LOCAL synchronous_commit TO DEFAULT"
         case (.asynchronous, false): "SET LOCAL synchronous_commit TO off"
         }
-        let plans = plansByKey ? "SET LOCAL plan_cache_mode TO DEFAULT; SET LOCAL enable_seqscan TO DEFAULT" : nil
-        let statements = [commit, plans].compactMap { $0 }
+        let planning: String? = switch (plans, plansByKey) {
+        case (.byKeyPlannedOnce, true), (.chosenByServer, false): nil
+        case (.byKeyPlannedOnce, false): "SET LOCAL plan_cache_mode TO force_generic_plan; SET LOCAL enable_seqscan TO off"
+        case (.chosenByServer, true): "SET LOCAL plan_cache_mode TO DEFAULT; SET LOCAL enable_seqscan TO DEFAULT"
+        }
+        let statements = [commit, planning].compactMap { $0 }
         return statements.isEmpty ? nil : statements.joined(separator: "; ")
     }
 }

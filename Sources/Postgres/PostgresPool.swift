@@ -54,11 +54,12 @@ public final class PostgresPool: Sendable {
     /// SET again: in bench/decisions.sh's delegate run, 1,300 round trips per 1,000 tasks.)
     @discardableResult
     public func withTransaction<T: Sendable>(
-        setUp: String? = nil, commit durability: CommitDurability = .durable, _ body: @escaping @Sendable (PostgresConnection) throws -> T
+        setUp: String? = nil, commit durability: CommitDurability = .durable, plans: StatementPlans = .chosenByServer,
+        _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
         // The session's settings are left alone (`.readOnly`): the transaction asks for its own.
         try await withConnection(commit: .readOnly) { connection in
-            let statements = [connection.localSettings(for: durability), setUp].compactMap { $0 }
+            let statements = [connection.localSettings(for: durability, plans: plans), setUp].compactMap { $0 }
             return try connection.withTransaction(setUp: statements.isEmpty ? nil : statements.joined(separator: "; "), body)
         }
     }

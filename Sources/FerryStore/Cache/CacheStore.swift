@@ -82,7 +82,7 @@ public struct CacheStore: Sendable {
         let keys = kept.map { puts[$0].key }
         let entries = try kept.map { try JSONColumn.encode(puts[$0].entry).text }
         let firstOfSession = Dictionary(kept.map { (puts[$0].sessionID, $0) }) { first, _ in first }
-        let replaced = try await pool.withRetriedTransaction(setUp: IndexedPlans.setUp) { connection in
+        let replaced = try await pool.withRetriedTransaction(plans: .byKeyPlannedOnce) { connection in
             // First the sessions' cache_usage rows, in session order (made if new). Puts into a
             // session take turns from here on, before either touches an entry: two transfers of
             // the same URL ending together on different instances store one after the other, the

@@ -59,7 +59,7 @@ extension TransferLedger {
         guard !outcomes.isEmpty || !events.isEmpty else { return ([], DeliveriesWritten()) }
         let instanceID = self.instanceID
         // Every statement here finds its rows by key: plans made once serve every batch.
-        return try await pool.withTransaction(setUp: IndexedPlans.setUp) { connection in
+        return try await pool.withTransaction(plans: .byKeyPlannedOnce) { connection in
             // Every task with events or an end is locked (and read) once, all together.
             let locked = try Self.lockOwned(Set(events.map(\.lease) + outcomes.map(\.lease)), instanceID: instanceID, on: connection)
             var batch = EventBatch()
@@ -133,7 +133,7 @@ extension TransferLedger {
     ) async throws -> DeliveriesWritten {
         guard !events.isEmpty else { return DeliveriesWritten() }
         let instanceID = self.instanceID
-        return try await pool.withTransaction(setUp: IndexedPlans.setUp) { connection in
+        return try await pool.withTransaction(plans: .byKeyPlannedOnce) { connection in
             let locked = try Self.lockOwned(Set(events.map(\.lease)), instanceID: instanceID, on: connection)
             var batch = EventBatch()
             try Self.record(events, locked: locked, into: &batch, on: connection)

@@ -48,8 +48,8 @@ public struct TransferLedger: Sendable {
         let ephemeralCredentials = self.ephemeralCredentials
         // The claim reads tasks through its indexes only, under the claim lock: both taken with
         // BEGIN, in one round trip.
-        let setUp = "SELECT pg_advisory_xact_lock(\(Self.claimLockKey)), \(IndexedPlans.settings)"
-        return try await pool.withTransaction(setUp: setUp) { connection in
+        let setUp = "SELECT pg_advisory_xact_lock(\(Self.claimLockKey))"
+        return try await pool.withTransaction(setUp: setUp, plans: .byKeyPlannedOnce) { connection in
             let claimed = try connection.query(
                 """
                 WITH RECURSIVE host_groups AS (

@@ -46,7 +46,7 @@ extension WebhookLedger {
         let instanceID = self.instanceID
         // Planned once, by key (`ClaimPlanTests` checks that plan): planning it each time cost
         // 40% of running it in bench/decisions.sh.
-        return try await pool.withTransaction(setUp: IndexedPlans.setUp, commit: .asynchronous) { connection in
+        return try await pool.withTransaction(commit: .asynchronous, plans: .byKeyPlannedOnce) { connection in
             let rows = try connection.query(
                 Self.claimSQL,
                 [instanceID, limits.perEndpoint, limits.perTenant, limits.total, limits.lease.secondsValue, answered, Self.maximumCandidates]

@@ -91,7 +91,7 @@ struct ClaimPlanTests {
     private static let streams = 200
 
     /// The claim's plans, executed and rolled back: planned for its values (custom), generically,
-    /// and generically without sequential scans, as `claimDue` runs it (`IndexedPlans`).
+    /// and generically without sequential scans, as `claimDue` runs it (`StatementPlans.byKeyPlannedOnce`).
     private static func claimPlans(on connection: PostgresConnection) throws -> [(mode: String, plan: [String: Any])] {
         try connection.execute("PREPARE claim_plan(text, int8, int8, int8, float8, text[], int8) AS \(WebhookLedger.claimSQL)")
         let modes = [("force_custom_plan", "on"), ("force_generic_plan", "on"), ("force_generic_plan", "off")]
