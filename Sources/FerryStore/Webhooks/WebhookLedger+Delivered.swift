@@ -35,11 +35,12 @@ public struct DeliveredAttempt: Sendable {
 }
 
 extension WebhookLedger {
-    /// Records attempts answered 2xx, any number in one statement: each attempt's row, its
-    /// delivery delivered (only while this instance still holds the lease it claimed with), its
-    /// endpoint no longer failing, and who decided a decision. What `record` does for one attempt,
-    /// without the endpoint's failure history, which a 2xx does not need. Returns the deliveries
-    /// whose lease was still held (the others were taken over; their attempt is recorded anyway).
+    /// Records attempts answered 2xx, any number in one statement: each delivery delivered, with
+    /// the attempt on its own row (only while this instance still holds the lease it claimed
+    /// with), its endpoint no longer failing, and who decided a decision. What `record` does for
+    /// one attempt, without the endpoint's failure history, which a 2xx does not need. Returns the
+    /// deliveries whose lease was still held; the others were taken over, and their attempt gets
+    /// a row in webhook_attempts, as a failure's does (migration 0019).
     public func recordDelivered(_ attempts: [DeliveredAttempt]) async throws -> Set<String> {
         guard !attempts.isEmpty else { return [] }
         let parameters: [any PostgresBindable] = [
@@ -60,20 +61,22 @@ extension WebhookLedger {
                     SELECT * FROM unnest($1::text[], $2::int8[], $3::int8[], $4::int8[], $5::int8[], $6::text[], $7::text[],
                                          $8::text[], $9::text[])
                         AS i(delivery_id, lease_token, started_us, duration_ms, status_code, error, excerpt, event_id, decided_by)
-                ), attempts AS (
-                    INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, status_code, error, response_excerpt)
-                    SELECT delivery_id, to_timestamp(started_us / 1e6), least(duration_ms, 2147483647)::int, status_code::int,
-                           error, excerpt
-                    FROM input
                 ), decided AS (
                     UPDATE events e SET decided_by = i.decided_by
                     FROM input i WHERE i.event_id IS NOT NULL AND e.id = i.event_id AND e.decided_by IS NULL
                 ), delivered AS (
                     UPDATE webhook_deliveries d SET
                         status = 'delivered', attempts = d.attempts + 1, last_status_code = i.status_code::int,
-                        last_error = i.error, delivered_at = now(), lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+                        last_error = i.error, delivered_at = now(), lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
+                        delivered_started_at = to_timestamp(i.started_us / 1e6),
+                        delivered_duration_ms = least(i.duration_ms, 2147483647)::int, delivered_response_excerpt = i.excerpt
                     FROM input i WHERE d.id = i.delivery_id AND d.lease_owner = $10 AND d.lease_token = i.lease_token
                     RETURNING d.id, d.endpoint_id
+                ), taken_over AS (
+                    INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, status_code, error, response_excerpt)
+                    SELECT delivery_id, to_timestamp(started_us / 1e6), least(duration_ms, 2147483647)::int, status_code::int,
+                           error, excerpt
+                    FROM input i WHERE NOT EXISTS (SELECT FROM delivered WHERE delivered.id = i.delivery_id)
                 ), answering AS (
                     UPDATE webhook_endpoints w SET failing_since = NULL, updated_at = now()
                     WHERE w.id IN (SELECT endpoint_id FROM delivered) AND w.failing_since IS NOT NULL

@@ -95,10 +95,18 @@ extension WebhookStore {
                 let endpoint = try row.decode("endpoint_id", as: String.self)
                 throw StoreError.conflict("The endpoint is disabled; enable it first with POST /v1/webhooks/endpoints/\(endpoint)/enable.")
             }
+            // The attempt that delivered it, kept on the delivery's row (migration 0019), joins the
+            // others in webhook_attempts: the next attempt's result takes its place.
             try connection.execute(
                 """
+                WITH delivering AS (
+                    INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, status_code, error, response_excerpt)
+                    SELECT id, delivered_started_at, delivered_duration_ms, last_status_code, last_error, delivered_response_excerpt
+                    FROM webhook_deliveries WHERE id = $1 AND delivered_started_at IS NOT NULL
+                )
                 UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), lease_owner = NULL,
-                                              lease_expires_at = NULL, updated_at = now()
+                                              lease_expires_at = NULL, updated_at = now(), delivered_started_at = NULL,
+                                              delivered_duration_ms = NULL, delivered_response_excerpt = NULL
                 WHERE id = $1
                 """,
                 [id]
@@ -122,11 +130,21 @@ extension WebhookStore {
 
     private static func withAttempts(_ deliveries: [WebhookDeliveryRecord], on connection: PostgresConnection) throws -> [WebhookDeliveryRecord] {
         guard !deliveries.isEmpty else { return deliveries }
+        // The attempts in webhook_attempts, and the one that delivered it, which the delivery's own
+        // row holds (migration 0019): the last made, but ordered by start like the others, as an
+        // attempt whose lease was taken over may be recorded after it.
         let rows = try connection.query(
             """
             SELECT delivery_id, started_at, duration_ms, status_code, error, response_excerpt FROM (
-                SELECT a.*, row_number() OVER (PARTITION BY a.delivery_id ORDER BY a.id DESC) AS recency
-                FROM webhook_attempts a WHERE a.delivery_id = ANY($1)
+                SELECT a.*, row_number() OVER (PARTITION BY a.delivery_id ORDER BY a.started_at DESC, a.id DESC) AS recency
+                FROM (
+                    SELECT delivery_id, started_at, duration_ms, status_code, error, response_excerpt, id
+                    FROM webhook_attempts WHERE delivery_id = ANY($1)
+                    UNION ALL
+                    SELECT id, delivered_started_at, delivered_duration_ms, last_status_code, last_error,
+                           delivered_response_excerpt, 9223372036854775807
+                    FROM webhook_deliveries WHERE id = ANY($1) AND delivered_started_at IS NOT NULL
+                ) a
             ) a
             WHERE recency <= $2
             ORDER BY delivery_id, started_at, id

@@ -55,6 +55,16 @@ struct DeliveriesAPITests {
                 #expect(enabled.json["status"] == "active")
                 #expect(try await ferry.eventually { try await api.get("/v1/webhooks/deliveries/\(id)").json["status"] == "delivered" })
                 #expect(try await api.get("/v1/webhooks/deliveries/\(id)").json["attemptCount"] == 6)
+
+                // A delivered one sent again: the attempt that delivered it first stays listed.
+                receiver.answer { _ in .json(#"{"seen": true}"#) }
+                #expect(try await api.post("/v1/webhooks/deliveries/\(id)/retry").status == 200)
+                #expect(try await ferry.eventually { try await api.get("/v1/webhooks/deliveries/\(id)").json["attemptCount"] == 7 })
+                let resent = try await api.get("/v1/webhooks/deliveries/\(id)").json
+                #expect(resent["status"] == "delivered")
+                let attempts = resent["attempts"]?.arrayValue ?? []
+                #expect(attempts.map { $0["statusCode"] } == [503, 503, 503, 503, 410, 200, 200])
+                #expect(attempts.suffix(2).map { $0["responseExcerpt"]?.stringValue } == [nil, #"{"seen": true}"#])
                 #expect(try await api.get("/v1/webhooks/deliveries?status=bogus").status == 400)
             }
         }

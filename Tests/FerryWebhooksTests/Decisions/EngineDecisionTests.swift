@@ -108,15 +108,11 @@ struct EngineDecisionTests {
             #expect(task.response?.statusCode == 200)
             #expect(origin.requests(path: "/target").map(\.method) == ["GET"])
             #expect(try await decidedBy(ferry, task: task.id, type: .taskWillPerformHTTPRedirection) == "default")
-            let errors = try await ferry.database.database.pool.withConnection { connection in
-                try connection.query(
-                    """
-                    SELECT a.error FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
-                    JOIN events e ON e.id = d.event_id WHERE e.task_id = $1 AND e.type = $2
-                    """,
-                    [task.id, EventType.taskWillPerformHTTPRedirection.rawValue]
-                ).map { try $0.decode(0, as: String?.self) }
-            }
+            let deliveries = try await ferry.database.database.webhooks.deliveries(
+                tenantID: ferry.tenant.id, filter: .init(taskID: task.id), limit: 100, after: nil
+            ).items
+            let redirect = try #require(deliveries.first { $0.eventType == EventType.taskWillPerformHTTPRedirection.rawValue })
+            let errors = redirect.attempts.map(\.error)
             #expect(errors.count == 1)
             #expect(errors.first??.contains(method) == true)
         }

@@ -41,6 +41,19 @@ struct ForgottenLeaseTests {
             #expect(stillHeld.isEmpty)
             let status = try await ferry.value("SELECT status FROM webhook_deliveries WHERE id = $1", [forgotten.deliveryID], as: String.self)
             #expect(status == "pending")
+
+            // The current lease's answer delivers it. The delivering attempt lives on the
+            // delivery's row, the fenced one in webhook_attempts; the tenant sees both, in order.
+            let current = DeliveredAttempt(
+                deliveryID: again.deliveryID, sessionID: session.id, leaseToken: again.leaseToken, startedAt: Date(),
+                duration: .milliseconds(4), statusCode: 202, error: nil, responseExcerpt: "thanks"
+            )
+            #expect(try await ledger.recordDelivered([current]) == [again.deliveryID])
+            let delivered = try await ferry.database.webhooks.delivery(tenantID: ferry.tenant.id, id: again.deliveryID)
+            #expect(delivered.status == .delivered)
+            #expect(delivered.attempts.map(\.statusCode) == [200, 202])
+            #expect(delivered.attempts.map(\.responseExcerpt) == [nil, "thanks"])
+            #expect(delivered.attempts.map(\.durationMilliseconds) == [3, 4])
         }
     }
 }
