@@ -19,6 +19,18 @@ struct EventCursorTests {
         #expect(cursor.decode(0) == 0)
     }
 
+    /// Tenants keep cursors (`?after=`, `Last-Event-ID`) across upgrades: the permutation must
+    /// never change. The values are from an independent implementation (Python's hmac).
+    @Test("the cursors of a known key are the ones handed out before")
+    func knownAnswers() {
+        let cursor = cursors.forTenant("ten_a")
+        #expect(cursor.encode(1) == 308_265_244_152_914)
+        #expect(cursor.encode(2) == 3_149_679_278_168_531)
+        #expect(cursor.encode(12_345) == 1_693_001_725_365_136)
+        #expect(cursor.encode(EventCursor.maximumPosition) == 880_173_194_736_644)
+        #expect(cursor.decode(1_693_001_725_365_136) == 12_345)
+    }
+
     @Test("a tenant's cursors say nothing of the distance between positions, and another tenant's differ")
     func opaque() {
         let mine = cursors.forTenant("ten_a")
