@@ -58,4 +58,9 @@ enum JSONResponse {
         headers[.contentType] = "application/json"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
     }
+
+    /// A document already written (by a view that writes its own bytes, such as `EventView`).
+    static func make(bytes: [UInt8]) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
 }

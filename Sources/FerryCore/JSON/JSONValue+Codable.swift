@@ -109,7 +109,8 @@ extension JSONValue {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    private static func write(string: String, into bytes: inout [UInt8]) {
+    /// A JSON string, escaped as `serialized()` escapes them: for writers of whole documents.
+    public static func write(string: String, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
             switch byte {
