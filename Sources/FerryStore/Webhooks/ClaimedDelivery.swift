@@ -20,7 +20,7 @@ public struct ClaimedDelivery: Sendable {
 
     static let columns = """
         d.id AS delivery_id, d.lease_token, d.endpoint_id, d.attempts, d.is_decision, d.stream_id, w.url, w.secret, \
-        CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret, \(EventRecord.columns)
+        CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret, \(EventRecord.columnsWithDelivery)
         """
 
     /// The deliveries with these ids, in stream order (what a claim hands to its sender).

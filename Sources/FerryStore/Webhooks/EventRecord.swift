@@ -45,9 +45,26 @@ public struct EventRecord: Sendable, Equatable {
     }
 
     /// The columns `decode` reads; `e` is the alias of `events`.
-    static let columns = """
-        e.id, e.position, e.tenant_id, e.session_id, e.task_id, e.sequence, e.type, e.data, e.created_at, e.decided_by
+    static let columns = columns(decidedBy: decidedBySQL)
+
+    /// The same, for a statement that joins the event to its delivery `d`, which is the
+    /// decision's if any delivery is.
+    static let columnsWithDelivery = columns(decidedBy: "coalesce(e.decided_by, d.decided_by)")
+
+    private static func columns(decidedBy: String) -> String {
+        "e.id, e.position, e.tenant_id, e.session_id, e.task_id, e.sequence, e.type, e.data, e.created_at, \(decidedBy) AS decided_by"
+    }
+
+    /// Who decided the decision event `e`: as written with the event, else as recorded on the
+    /// delivery that asked (migration 0020). Looked up only for the types that ask.
+    public static let decidedBySQL = """
+        CASE WHEN e.decided_by IS NOT NULL THEN e.decided_by \
+        WHEN e.type IN (\(decisionTypeList)) THEN \
+        (SELECT asked.decided_by FROM webhook_deliveries asked WHERE asked.event_id = e.id AND asked.decided_by IS NOT NULL LIMIT 1) \
+        END
         """
+
+    private static let decisionTypeList = EventType.allCases.filter(\.isDecision).map { "'\($0.rawValue)'" }.joined(separator: ", ")
 
     static func decode(_ row: PostgresRow) throws -> EventRecord {
         EventRecord(

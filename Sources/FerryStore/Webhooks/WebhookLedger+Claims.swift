@@ -176,7 +176,7 @@ extension WebhookLedger {
     /// Records an attempt and applies `plan` (which sees since when the endpoint has been
     /// failing; nil for an attempt answered 2xx, whose plan must not depend on it). The delivery's state changes only if this instance still holds the lease it
     /// claimed with; the attempt itself is always recorded. For decisions, `decidedBy` is
-    /// written on the event. Returns the plan applied, or nil when the lease was lost.
+    /// written on the delivery (migration 0020). Returns the plan applied, or nil when the lease was lost.
     @discardableResult
     public func record(
         _ attempt: AttemptReport, for claim: ClaimedDelivery, decidedBy: String? = nil,
@@ -193,7 +193,10 @@ extension WebhookLedger {
                 [claim.deliveryID, attempt.startedAt, milliseconds, attempt.statusCode, attempt.error, attempt.responseExcerpt]
             )
             if let decidedBy {
-                try connection.execute("UPDATE events SET decided_by = $2 WHERE id = $1 AND decided_by IS NULL", [claim.event.id, decidedBy])
+                // On the delivery, not the event (migration 0020), whether the lease is still held or not.
+                try connection.execute(
+                    "UPDATE webhook_deliveries SET decided_by = $2 WHERE id = $1 AND decided_by IS NULL", [claim.deliveryID, decidedBy]
+                )
             }
             // A 2xx's plan does not depend on the endpoint's failure history: reading it would lock
             // the endpoint's row, and with it every attempt to the endpoint would wait for the one

@@ -15,12 +15,12 @@ public struct DeliveredAttempt: Sendable {
     /// A decision's reply Ferry could not use (the default applied), though it was answered 2xx.
     public var error: String?
     public var responseExcerpt: String?
-    /// For decisions: the event and who decided it.
-    public var decision: (eventID: String, decidedBy: String)?
+    /// For decisions: who decided ("receiver", or "default" when the reply was not usable).
+    public var decidedBy: String?
 
     public init(
         deliveryID: String, sessionID: String, leaseToken: Int64, startedAt: Date, duration: Duration, statusCode: Int,
-        error: String?, responseExcerpt: String?, decision: (eventID: String, decidedBy: String)? = nil
+        error: String?, responseExcerpt: String?, decidedBy: String? = nil
     ) {
         self.deliveryID = deliveryID
         self.sessionID = sessionID
@@ -30,7 +30,7 @@ public struct DeliveredAttempt: Sendable {
         self.statusCode = statusCode
         self.error = error
         self.responseExcerpt = responseExcerpt
-        self.decision = decision
+        self.decidedBy = decidedBy
     }
 }
 
@@ -48,7 +48,7 @@ extension WebhookLedger {
             attempts.map { Int64(($0.startedAt.timeIntervalSince1970 * 1_000_000).rounded()) },
             attempts.map(\.duration.wholeMilliseconds),
             attempts.map { Int64($0.statusCode) }, attempts.map(\.error), attempts.map(\.responseExcerpt),
-            attempts.map { $0.decision?.eventID }, attempts.map { $0.decision?.decidedBy }, instanceID,
+            attempts.map(\.decidedBy), instanceID,
         ]
         // One statement, so atomic by itself: autocommit saves a transaction's BEGIN and COMMIT,
         // two of its three round trips. By key: with statistics of a small table, the planner
@@ -59,24 +59,28 @@ extension WebhookLedger {
                 """
                 WITH input AS (
                     SELECT * FROM unnest($1::text[], $2::int8[], $3::int8[], $4::int8[], $5::int8[], $6::text[], $7::text[],
-                                         $8::text[], $9::text[])
-                        AS i(delivery_id, lease_token, started_us, duration_ms, status_code, error, excerpt, event_id, decided_by)
-                ), decided AS (
-                    UPDATE events e SET decided_by = i.decided_by
-                    FROM input i WHERE i.event_id IS NOT NULL AND e.id = i.event_id AND e.decided_by IS NULL
+                                         $8::text[])
+                        AS i(delivery_id, lease_token, started_us, duration_ms, status_code, error, excerpt, decided_by)
                 ), delivered AS (
                     UPDATE webhook_deliveries d SET
                         status = 'delivered', attempts = d.attempts + 1, last_status_code = i.status_code::int,
+                        decided_by = coalesce(d.decided_by, i.decided_by),
                         last_error = i.error, delivered_at = now(), lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
                         delivered_started_at = to_timestamp(i.started_us / 1e6),
                         delivered_duration_ms = least(i.duration_ms, 2147483647)::int, delivered_response_excerpt = i.excerpt
-                    FROM input i WHERE d.id = i.delivery_id AND d.lease_owner = $10 AND d.lease_token = i.lease_token
+                    FROM input i WHERE d.id = i.delivery_id AND d.lease_owner = $9 AND d.lease_token = i.lease_token
                     RETURNING d.id, d.endpoint_id
                 ), taken_over AS (
                     INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, status_code, error, response_excerpt)
                     SELECT delivery_id, to_timestamp(started_us / 1e6), least(duration_ms, 2147483647)::int, status_code::int,
                            error, excerpt
                     FROM input i WHERE NOT EXISTS (SELECT FROM delivered WHERE delivered.id = i.delivery_id)
+                ), decided_while_taken_over AS (
+                    -- The transfer went on with this reply, lease or not: who decided is recorded.
+                    UPDATE webhook_deliveries d SET decided_by = i.decided_by
+                    FROM input i
+                    WHERE i.decided_by IS NOT NULL AND d.id = i.delivery_id AND d.decided_by IS NULL
+                      AND NOT EXISTS (SELECT FROM delivered WHERE delivered.id = i.delivery_id)
                 ), answering AS (
                     UPDATE webhook_endpoints w SET failing_since = NULL, updated_at = now()
                     WHERE w.id IN (SELECT endpoint_id FROM delivered) AND w.failing_since IS NOT NULL

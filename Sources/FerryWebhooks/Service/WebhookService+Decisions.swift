@@ -170,7 +170,7 @@ extension WebhookService: DecisionGateway {
                 let delivered = DeliveredAttempt(
                     deliveryID: claim.deliveryID, sessionID: claim.event.sessionID, leaseToken: claim.leaseToken,
                     startedAt: startedAt, duration: result.duration,
-                    statusCode: statusCode, error: error, responseExcerpt: nil, decision: (claim.event.id, decidedBy)
+                    statusCode: statusCode, error: error, responseExcerpt: nil, decidedBy: decidedBy
                 )
                 await submit(delivered)
                 return reply

@@ -74,7 +74,7 @@ struct CachedResponseEventsTests {
         while true {
             let decidedBy = try await ferry.database.database.pool.withConnection { connection in
                 try connection.query(
-                    "SELECT decided_by FROM events WHERE task_id = $1 AND type = $2", [task, EventType.dataTaskDidReceiveResponse.rawValue]
+                    "SELECT \(EventRecord.decidedBySQL) FROM events e WHERE e.task_id = $1 AND e.type = $2", [task, EventType.dataTaskDidReceiveResponse.rawValue]
                 ).first?.decode(0, as: String?.self) ?? nil
             }
             if decidedBy != nil || ContinuousClock.now >= deadline { return decidedBy }

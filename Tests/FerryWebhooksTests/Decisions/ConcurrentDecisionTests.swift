@@ -43,7 +43,7 @@ struct ConcurrentDecisionTests {
             for _ in 0..<50 {
                 deciders = try await ferry.database.database.pool.withConnection { connection in
                     try connection.query(
-                        "SELECT coalesce(decided_by, 'none'), count(*) FROM events WHERE session_id = $1 AND type = $2 GROUP BY 1",
+                        "SELECT coalesce(\(EventRecord.decidedBySQL), 'none'), count(*) FROM events e WHERE e.session_id = $1 AND e.type = $2 GROUP BY 1",
                         [session.id, EventType.dataTaskDidReceiveResponse.rawValue]
                     ).map { (try $0.decode(0, as: String.self), try $0.decode(1, as: Int.self)) }
                 }

@@ -59,7 +59,7 @@ struct EngineDecisionTests {
         let deadline = ContinuousClock.now + .seconds(5)
         while true {
             let decidedBy = try await ferry.database.database.pool.withConnection { connection in
-                try connection.query("SELECT decided_by FROM events WHERE task_id = $1 AND type = $2", [task, type.rawValue]).first?.decode(0, as: String?.self) ?? nil
+                try connection.query("SELECT \(EventRecord.decidedBySQL) FROM events e WHERE e.task_id = $1 AND e.type = $2", [task, type.rawValue]).first?.decode(0, as: String?.self) ?? nil
             }
             if decidedBy != nil || ContinuousClock.now >= deadline { return decidedBy }
             try await Task.sleep(for: .milliseconds(20))

@@ -28,7 +28,7 @@ struct DecisionTests {
         let deadline = ContinuousClock.now + .seconds(5)
         while true {
             let decidedBy = try await ferry.pool.withConnection { connection in
-                try connection.query("SELECT decided_by FROM events WHERE id = $1", [eventID])[0].decode(0, as: String?.self)
+                try connection.query("SELECT \(EventRecord.decidedBySQL) FROM events e WHERE e.id = $1", [eventID])[0].decode(0, as: String?.self)
             }
             if decidedBy != nil || !waits || ContinuousClock.now >= deadline { return decidedBy }
             try await Task.sleep(for: .milliseconds(20))
@@ -70,6 +70,15 @@ struct DecisionTests {
             #expect(reply["disposition"] == "useCredential")
             #expect(reply["credential"]?["password"]?.stringValue == password)
             #expect(try await decidedBy(ferry, eventID) == "receiver")
+            // Recorded on the delivery, not written into the wide event row (migration 0020);
+            // the task's event log shows it all the same.
+            let onTheEvent = try await ferry.value("SELECT decided_by FROM events WHERE id = $1", [eventID], as: String?.self)
+            #expect(onTheEvent == nil)
+            try await ferry.withAPI { api in
+                let events = try await api.get("/v1/tasks/\(task.id)/events").json["data"]?.arrayValue ?? []
+                #expect(events.first { $0["id"]?.stringValue == eventID }?["decidedBy"] == "receiver")
+                #expect(events.filter { $0["decidedBy"] != .null }.count == 1)
+            }
             let recorded = try #require(try await delivery(ferry, event: eventID))
             #expect(recorded.status == .delivered)
             #expect(recorded.isDecision)

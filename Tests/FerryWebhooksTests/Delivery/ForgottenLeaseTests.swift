@@ -35,12 +35,15 @@ struct ForgottenLeaseTests {
             // finish the delivery under the new lease.
             let stale = DeliveredAttempt(
                 deliveryID: forgotten.deliveryID, sessionID: session.id, leaseToken: forgotten.leaseToken, startedAt: Date(),
-                duration: .milliseconds(3), statusCode: 200, error: nil, responseExcerpt: nil
+                duration: .milliseconds(3), statusCode: 200, error: nil, responseExcerpt: nil, decidedBy: "receiver"
             )
             let stillHeld = try await ledger.recordDelivered([stale])
             #expect(stillHeld.isEmpty)
             let status = try await ferry.value("SELECT status FROM webhook_deliveries WHERE id = $1", [forgotten.deliveryID], as: String.self)
             #expect(status == "pending")
+            // Had it been a decision, its transfer went on with that reply: who decided is kept.
+            let decidedBy = try await ferry.value("SELECT decided_by FROM webhook_deliveries WHERE id = $1", [forgotten.deliveryID], as: String?.self)
+            #expect(decidedBy == "receiver")
 
             // The current lease's answer delivers it. The delivering attempt lives on the
             // delivery's row, the fenced one in webhook_attempts; the tenant sees both, in order.
