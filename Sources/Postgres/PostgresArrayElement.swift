@@ -2,8 +2,10 @@
 /// `[String?]` a text[] with NULLs — and `[UInt8]` is bytea, PostgreSQL's own array of bytes.
 ///
 /// Swift allows only one conditional conformance of `Array` to `PostgresBindable`, so the element
-/// type decides how its array is sent and read (`postgresValue(of:)`, `postgresArray(from:)`); the
-/// default is a one-dimensional array literal of the element texts.
+/// type decides how its array is sent and read (`postgresValue(of:)`, `postgresArray(from:)`).
+/// Arrays of text, integers and byte strings are sent in the binary format (`PostgresBinaryArray`);
+/// the default is a one-dimensional array literal of the element texts. Arrays are read from
+/// their text format.
 public protocol PostgresArrayElement: Sendable {
     /// The array type, e.g. `.textArray`.
     static var postgresArrayType: PostgresDataType { get }
@@ -12,12 +14,18 @@ public protocol PostgresArrayElement: Sendable {
     /// Reads one element of an array literal; nil is NULL.
     init(postgresArrayElementText: String?) throws
     static func postgresValue(of array: [Self]) -> PostgresValue
+    /// The array with NULLs (what `[Self?]` sends).
+    static func postgresValue(ofOptionals array: [Self?]) -> PostgresValue
     static func postgresArray(from text: String) throws -> [Self]
 }
 
 extension PostgresArrayElement {
     public static func postgresValue(of array: [Self]) -> PostgresValue {
-        .text(PostgresArrayLiteral.format(array.map(\.postgresArrayElementText)), type: postgresArrayType)
+        postgresValue(ofOptionals: array.map { $0 })
+    }
+
+    public static func postgresValue(ofOptionals array: [Self?]) -> PostgresValue {
+        .text(PostgresArrayLiteral.format(array.map { $0?.postgresArrayElementText }), type: postgresArrayType)
     }
 
     public static func postgresArray(from text: String) throws -> [Self] {
@@ -46,6 +54,9 @@ extension Array: PostgresDecodable where Element: PostgresArrayElement {
 extension String: PostgresArrayElement {
     public static var postgresArrayType: PostgresDataType { .textArray }
     public var postgresArrayElementText: String? { self }
+    public static func postgresValue(ofOptionals array: [String?]) -> PostgresValue {
+        PostgresValue(.array(.text(array)), type: .textArray)
+    }
     public init(postgresArrayElementText text: String?) throws {
         self = try Self.nonNullText(text)
     }
@@ -54,6 +65,9 @@ extension String: PostgresArrayElement {
 extension Int64: PostgresArrayElement {
     public static var postgresArrayType: PostgresDataType { .int8Array }
     public var postgresArrayElementText: String? { String(self) }
+    public static func postgresValue(ofOptionals array: [Int64?]) -> PostgresValue {
+        PostgresValue(.array(.int8(array)), type: .int8Array)
+    }
     public init(postgresArrayElementText text: String?) throws {
         self = try Int64(postgresText: Self.nonNullText(text))
     }
@@ -62,6 +76,9 @@ extension Int64: PostgresArrayElement {
 extension Int: PostgresArrayElement {
     public static var postgresArrayType: PostgresDataType { .int8Array }
     public var postgresArrayElementText: String? { String(self) }
+    public static func postgresValue(ofOptionals array: [Int?]) -> PostgresValue {
+        PostgresValue(.array(.int8(array.map { $0.map(Int64.init) })), type: .int8Array)
+    }
     public init(postgresArrayElementText text: String?) throws {
         self = try Int(postgresText: Self.nonNullText(text))
     }
@@ -70,6 +87,9 @@ extension Int: PostgresArrayElement {
 extension Int32: PostgresArrayElement {
     public static var postgresArrayType: PostgresDataType { .int4Array }
     public var postgresArrayElementText: String? { String(self) }
+    public static func postgresValue(ofOptionals array: [Int32?]) -> PostgresValue {
+        PostgresValue(.array(.int4(array)), type: .int4Array)
+    }
     public init(postgresArrayElementText text: String?) throws {
         self = try Int32(postgresText: Self.nonNullText(text))
     }
@@ -78,16 +98,21 @@ extension Int32: PostgresArrayElement {
 extension Optional: PostgresArrayElement where Wrapped: PostgresArrayElement {
     public static var postgresArrayType: PostgresDataType { Wrapped.postgresArrayType }
     public var postgresArrayElementText: String? { self?.postgresArrayElementText }
+    public static func postgresValue(of array: [Wrapped?]) -> PostgresValue {
+        Wrapped.postgresValue(ofOptionals: array)
+    }
     public init(postgresArrayElementText text: String?) throws {
         self = try text.map { try Wrapped(postgresArrayElementText: $0) }
     }
 }
 
-/// `[[UInt8]]` is bytea[]: each element in the hex format, inside the array's text literal (twice
-/// the bytes of the binary format a lone bytea is sent in: for many small values in one statement).
+/// `[[UInt8]]` is bytea[], sent in the binary format (read from the hex text format).
 extension Array: PostgresArrayElement where Element == UInt8 {
     public static var postgresArrayType: PostgresDataType { .byteaArray }
     public var postgresArrayElementText: String? { PostgresByteaText.encode(self) }
+    public static func postgresValue(ofOptionals array: [[UInt8]?]) -> PostgresValue {
+        PostgresValue(.array(.bytea(array)), type: .byteaArray)
+    }
     public init(postgresArrayElementText text: String?) throws {
         self = try PostgresByteaText.decode(Self.nonNullText(text))
     }

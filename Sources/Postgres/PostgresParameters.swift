@@ -83,6 +83,10 @@ enum PostgresParameters {
         case .boolean(let bool):
             buffer.append(bool ? 1 : 0)
             return (1, 1)
+        case .array(let array):
+            let start = buffer.count
+            try array.write(to: &buffer, number: number)
+            return (Int32(buffer.count - start), 1)
         }
     }
 

@@ -17,6 +17,8 @@ public struct PostgresValue: Sendable, Hashable {
         case float64(Double)
         /// Binary format, one byte.
         case boolean(Bool)
+        /// Binary format, a one-dimensional array.
+        case array(PostgresBinaryArray)
     }
 
     let storage: Storage

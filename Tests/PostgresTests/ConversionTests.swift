@@ -17,6 +17,17 @@ import Testing
         #expect(PostgresArrayLiteral.format(["a\"b\\c", nil, ""]) == #"{"a\"b\\c",NULL,""}"#)
     }
 
+    /// What ValueRoundTripTests sends to a server goes out in the binary format.
+    @Test func arraysOfTextIntegersAndBytesAreSentInBinary() {
+        #expect(["a"].postgresValue == PostgresValue(.array(.text(["a"])), type: .textArray))
+        #expect([String?.some("a"), nil].postgresValue == PostgresValue(.array(.text(["a", nil])), type: .textArray))
+        #expect([Int(1)].postgresValue == PostgresValue(.array(.int8([1])), type: .int8Array))
+        #expect([Int64?.none].postgresValue == PostgresValue(.array(.int8([nil])), type: .int8Array))
+        #expect([Int32(2)].postgresValue == PostgresValue(.array(.int4([2])), type: .int4Array))
+        #expect([[UInt8]([7])].postgresValue == PostgresValue(.array(.bytea([[7]])), type: .byteaArray))
+        #expect([UInt8]([7]).postgresValue == .binary([7], type: .bytea))
+    }
+
     @Test func timestampsParseISOStyle() throws {
         #expect(try PostgresTimestamp.parse("1970-01-01 00:00:00+00") == Date(timeIntervalSince1970: 0))
         #expect(try PostgresTimestamp.parse("2024-03-05 07:08:09.25+00") == Date(timeIntervalSince1970: 1_709_622_489.25))

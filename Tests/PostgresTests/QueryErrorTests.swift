@@ -88,6 +88,19 @@ import Testing
         }
     }
 
+    @Test func textArrayElementWithNULIsRefused() async throws {
+        try await withTestPool { pool, _ in
+            let error = try await #require(throws: PostgresError.self) {
+                try await pool.withConnection { connection in
+                    try connection.query("SELECT $1::int8, $2::text[]", [Int64(1), ["fine", "before\u{0}after"]])
+                }
+            }
+            #expect(error.kind == .query)
+            #expect(error.description.contains("$2"))
+            #expect(!error.description.contains("before"))
+        }
+    }
+
     @Test func scriptRunsSeveralStatementsAndCountsAreReported() async throws {
         try await withTestPool { pool, _ in
             let (updated, count, emptyAffected) = try await pool.withConnection { connection in

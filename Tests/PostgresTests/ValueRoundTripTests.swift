@@ -95,6 +95,17 @@ import Testing
             #expect(try await echo([Int64.min, 0, Int64.max], as: "int8[]", on: pool) == [Int64.min, 0, Int64.max])
             #expect(try await echo([1, 2, 3], as: "int8[]", on: pool) == [1, 2, 3])
             #expect(try await echo([Int32(7), -7], as: "int4[]", on: pool) == [7, -7])
+            // Sent in the binary format: empty arrays, NULLs of every element type, and a large
+            // element, each read back as sent.
+            #expect(try await echo([Int64](), as: "int8[]", on: pool) == [])
+            #expect(try await echo([Int32](), as: "int4[]", on: pool) == [])
+            #expect(try await echo([[UInt8]](), as: "bytea[]", on: pool) == [])
+            #expect(try await echo([Int64?.none, 5, nil], as: "int8[]", on: pool) == [nil, 5, nil])
+            #expect(try await echo([Int?.none, -5], as: "int8[]", on: pool) == [nil, -5])
+            #expect(try await echo([Int32?.none, 9], as: "int4[]", on: pool) == [nil, 9])
+            #expect(try await echo([[UInt8]?.none, [0, 1], []], as: "bytea[]", on: pool) == [nil, [0, 1], []])
+            let large = String(repeating: "ünï\\\"{,}", count: 100_000)
+            #expect(try await echo([large, "", large], as: "text[]", on: pool) == [large, "", large])
             // The string "NULL" and SQL NULL stay distinct on the server too.
             let nullCount = try await pool.withConnection { connection in
                 try connection.query("SELECT array_position($1::text[], NULL) AS p", [withNulls]).onlyRow().decode("p", as: Int.self)
