@@ -1,13 +1,14 @@
 /// One-dimensional PostgreSQL array literals: `{a,"b c",NULL,"NULL","say \"hi\""}`.
 ///
-/// Sending: every element is double-quoted with `\` and `"` escaped, so no element can be read
-/// as NULL, a delimiter or a nested array. Receiving: the server's output, where elements are
-/// quoted only when needed and an unquoted `NULL` is SQL NULL.
+/// Sending (only element types without a binary form, `PostgresBinaryArray`; none of Ferry's
+/// today): every element is double-quoted with `\` and `"` escaped, so no element can be read
+/// as NULL, a delimiter or a nested array. Receiving (every array a query returns): the server's
+/// output, where elements are quoted only when needed and an unquoted `NULL` is SQL NULL.
 enum PostgresArrayLiteral {
     static func format(_ elements: [String?]) -> String {
-        // Built as UTF-8 bytes: `\` and `"` are ASCII, so escaping at the byte level is exact,
-        // and event batches send arrays of whole JSON documents, where per-character appends to
-        // a String were a visible share of the engine's CPU.
+        // Built as UTF-8 bytes: `\` and `"` are ASCII, so escaping at the byte level is exact
+        // (per-character appends to a String were a visible share of the engine's CPU when event
+        // batches were sent this way).
         var literal: [UInt8] = []
         literal.reserveCapacity(2 + elements.reduce(0) { $0 + ($1?.utf8.count ?? 4) + 3 })
         literal.append(UInt8(ascii: "{"))

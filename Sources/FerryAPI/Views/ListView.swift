@@ -1,6 +1,7 @@
 import FerryStore
 
-/// `{data: [...], nextCursor}`: every list of the API.
+/// `{data: [...], nextCursor}`: every list of the API (the event lists write the same shape
+/// themselves: `EventView.list`).
 struct ListView<Item: Encodable & Sendable>: Encodable, Sendable {
     var data: [Item]
     var nextCursor: String?

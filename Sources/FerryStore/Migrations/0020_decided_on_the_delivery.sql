@@ -9,3 +9,7 @@
 -- nobody subscribed, or nobody was there to ask); it comes first when both are set, as the
 -- first decision recorded did before. EventRecord.decidedBySQL reads the two together.
 ALTER TABLE webhook_deliveries ADD COLUMN decided_by text;
+-- The values events.decided_by allows. NOT VALID: the rows there are all NULL, and validating
+-- would read the whole table under this migration's lock; new and updated rows are checked.
+ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_decided_by_check
+    CHECK (decided_by IN ('receiver', 'default')) NOT VALID;

@@ -34,7 +34,7 @@ public protocol DecisionGateway: Sendable {
     /// receiver's reply when it answered 2xx with a JSON object (≤ 64 KiB) within `timeout`
     /// (≤ 10 s) and `honouring` finds nothing to reject in it, else nil. `honouring` answers why
     /// Ferry cannot honour a reply (nil: it can): such a reply counts as no reply, and the attempt
-    /// records the reason. Records on the event `decidedBy` ("receiver" or "default") and marks
+    /// records the reason. Records on the delivery `decidedBy` ("receiver" or "default") and marks
     /// the delivery delivered or failed; never stores or logs the reply (it may carry credentials).
     ///
     /// Nil `claim`: the default applies at once; either nobody hears the event (the claim

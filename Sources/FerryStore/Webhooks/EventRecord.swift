@@ -39,11 +39,6 @@ public struct EventRecord: Sendable, Equatable {
 
     public var eventType: EventType? { EventType(rawValue: type) }
 
-    /// `data` parsed, for views that re-encode it.
-    public var data: JSONValue {
-        (try? JSONDecoder().decode(JSONValue.self, from: Data(dataJSON.utf8))) ?? .null
-    }
-
     /// The columns `decode` reads; `e` is the alias of `events`.
     static let columns = columns(decidedBy: decidedBySQL)
 

@@ -84,7 +84,8 @@ extension WebhookLedger {
         "CASE WHEN \(events) IS NULL THEN \(type) <> ALL(\(optIn)::text[]) ELSE \(type) = ANY(\(events)) END"
     }
 
-    /// Records who decided a decision event that was never sent (nobody subscribed): "default".
+    /// Records on the event who decided a decision event that no delivery records: "default",
+    /// when nobody subscribed, or when what was sent could not be recorded.
     public func recordDecision(eventID: String, decidedBy: String) async throws {
         try await pool.withConnection { connection in
             _ = try connection.execute("UPDATE events SET decided_by = $2 WHERE id = $1 AND decided_by IS NULL", [eventID, decidedBy])

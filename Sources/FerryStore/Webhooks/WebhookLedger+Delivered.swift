@@ -69,12 +69,12 @@ extension WebhookLedger {
                         delivered_started_at = to_timestamp(i.started_us / 1e6),
                         delivered_duration_ms = least(i.duration_ms, 2147483647)::int, delivered_response_excerpt = i.excerpt
                     FROM input i WHERE d.id = i.delivery_id AND d.lease_owner = $9 AND d.lease_token = i.lease_token
-                    RETURNING d.id, d.endpoint_id
+                    RETURNING d.id, d.endpoint_id, d.lease_token
                 ), taken_over AS (
                     INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, status_code, error, response_excerpt)
                     SELECT delivery_id, to_timestamp(started_us / 1e6), least(duration_ms, 2147483647)::int, status_code::int,
                            error, excerpt
-                    FROM input i WHERE NOT EXISTS (SELECT FROM delivered WHERE delivered.id = i.delivery_id)
+                    FROM input i WHERE NOT EXISTS (SELECT FROM delivered WHERE delivered.id = i.delivery_id AND delivered.lease_token = i.lease_token)
                 ), decided_while_taken_over AS (
                     -- The transfer went on with this reply, lease or not: who decided is recorded.
                     UPDATE webhook_deliveries d SET decided_by = i.decided_by

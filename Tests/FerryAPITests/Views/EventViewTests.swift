@@ -17,6 +17,8 @@ struct EventViewTests {
         )
     }
 
+    /// With `data` already compact and sorted, as PostgreSQL never returns it, the whole page is
+    /// what the encoder would write: every other member is written as it wrote them.
     @Test("the same bytes as JSONResponse's encoder: sorted keys, nulls, escapes, dates")
     func sameBytesAsTheEncoder() throws {
         let events = [
