@@ -35,9 +35,9 @@ public struct DeliveredAttempt: Sendable {
 }
 
 extension WebhookLedger {
-    /// Records attempts answered 2xx, any number in one statement: each delivery delivered, with
-    /// the attempt on its own row (only while this instance still holds the lease it claimed
-    /// with), its endpoint no longer failing, and who decided a decision. What `record` does for
+    /// Records attempts answered 2xx, any number in one statement: each delivery delivered, the
+    /// attempt kept on the delivery's row (only while this instance still holds the lease it
+    /// claimed with), its endpoint no longer failing, and who decided a decision. What `record` does for
     /// one attempt, without the endpoint's failure history, which a 2xx does not need. Returns the
     /// deliveries whose lease was still held; the others were taken over, and their attempt gets
     /// a row in webhook_attempts, as a failure's does (migration 0019).
