@@ -19,6 +19,20 @@ struct JSONWriter {
         bytes.reserveCapacity(capacity)
     }
 
+    /// `{data: [...], nextCursor}`, as `ListView` is encoded, each item written by `item`.
+    static func list<Item>(
+        _ items: [Item], nextCursor: String?, bytesPerItem: Int, _ item: (Item, inout JSONWriter) -> Void
+    ) -> [UInt8] {
+        var json = JSONWriter(reservingCapacity: items.count * bytesPerItem + 64)
+        json.object { json in
+            json.array("data") { json in
+                for element in items { item(element, &json) }
+            }
+            json.string("nextCursor", nextCursor)
+        }
+        return json.bytes
+    }
+
     mutating func object(_ body: (inout JSONWriter) -> Void) {
         nested(open: "{", close: "}", body)
     }

@@ -24,14 +24,7 @@ struct EventView {
     }
 
     static func list(_ events: [EventRecord], cursor: EventCursor, nextCursor: String?) -> [UInt8] {
-        var json = JSONWriter(reservingCapacity: events.count * 512)
-        json.object { json in
-            json.array("data") { json in
-                for event in events { EventView(event, cursor: cursor).write(to: &json) }
-            }
-            json.string("nextCursor", nextCursor)
-        }
-        return json.bytes
+        JSONWriter.list(events, nextCursor: nextCursor, bytesPerItem: 512) { EventView($0, cursor: cursor).write(to: &$1) }
     }
 
     func write(to json: inout JSONWriter) {

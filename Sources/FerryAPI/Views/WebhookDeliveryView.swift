@@ -30,14 +30,7 @@ struct WebhookDeliveryView {
     }
 
     static func list(_ page: Page<WebhookDeliveryRecord>, cursor: EventCursor) -> [UInt8] {
-        var json = JSONWriter(reservingCapacity: page.items.count * 768)
-        json.object { json in
-            json.array("data") { json in
-                for delivery in page.items { WebhookDeliveryView(delivery, cursor: cursor).write(to: &json) }
-            }
-            json.string("nextCursor", page.nextCursor)
-        }
-        return json.bytes
+        JSONWriter.list(page.items, nextCursor: page.nextCursor, bytesPerItem: 768) { WebhookDeliveryView($0, cursor: cursor).write(to: &$1) }
     }
 
     func write(to json: inout JSONWriter) {
