@@ -54,13 +54,13 @@ enum JSONResponse {
     static let encoder = JSONCoding.makeEncoder()
 
     static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
-        var headers = headers
-        headers[.contentType] = "application/json"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+        make(bytes: try encoder.encode(value), status: status, headers: headers)
     }
 
-    /// A document already written (by a view that writes its own bytes, such as `EventView`).
-    static func make(bytes: [UInt8]) -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    /// A document already written (`JSONWriter`, or the encoder above).
+    static func make(bytes: some Sequence<UInt8>, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }

@@ -192,8 +192,10 @@ extension WebhookLedger {
                 """,
                 [claim.deliveryID, attempt.startedAt, milliseconds, attempt.statusCode, attempt.error, attempt.responseExcerpt]
             )
-            if let decidedBy {
-                // On the delivery, not the event (migration 0020), whether the lease is still held or not.
+            // Who decided goes on the delivery (migration 0020), whether the lease is still held or
+            // not: with the state change below when it is held, else by itself.
+            let recordWhoDecidedAlone = {
+                guard let decidedBy else { return }
                 try connection.execute(
                     "UPDATE webhook_deliveries SET decided_by = $2 WHERE id = $1 AND decided_by IS NULL", [claim.deliveryID, decidedBy]
                 )
@@ -209,7 +211,10 @@ extension WebhookLedger {
             } else {
                 guard let endpointRow = try connection.query(
                     "SELECT failing_since FROM webhook_endpoints WHERE id = $1 FOR NO KEY UPDATE", [claim.endpointID]
-                ).first else { return nil }
+                ).first else {
+                    try recordWhoDecidedAlone()
+                    return nil
+                }
                 next = plan(try endpointRow.decode(0, as: Date?.self))
             }
             let updated = try connection.execute(
@@ -218,12 +223,18 @@ extension WebhookLedger {
                     status = $4, attempts = attempts + 1, next_attempt_at = coalesce($5, next_attempt_at),
                     last_status_code = $6, last_error = $7,
                     delivered_at = CASE WHEN $4 = 'delivered' THEN now() ELSE delivered_at END,
-                    lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+                    decided_by = coalesce(decided_by, $8), lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 WHERE id = $1 AND lease_owner = $2 AND lease_token = $3
                 """,
-                [claim.deliveryID, instanceID, claim.leaseToken, next.status.rawValue, next.nextAttemptAt, attempt.statusCode, attempt.error]
+                [
+                    claim.deliveryID, instanceID, claim.leaseToken, next.status.rawValue, next.nextAttemptAt, attempt.statusCode,
+                    attempt.error, decidedBy,
+                ]
             )
-            guard updated == 1 else { return nil }
+            guard updated == 1 else {
+                try recordWhoDecidedAlone()
+                return nil
+            }
             switch next.endpoint {
             case .unchanged:
                 break
