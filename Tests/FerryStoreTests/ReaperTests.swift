@@ -60,6 +60,40 @@ struct ReaperTests {
         }
     }
 
+    @Test("a background download whose checkpoint moves on between its owners' stops is taken up again every time")
+    func backgroundDownloadThatProgressesBetweenStops() async throws {
+        try await StoreFixture.with(sessionKind: .background) { fixture in
+            let task = try await abandoned(fixture) { StoreFixture.checkpoint(taskID: $0) }
+            let survivor = fixture.ledger("survivor")
+            // Five restarts of its owners, each after the download wrote a further checkpoint.
+            for restart in 1...5 {
+                #expect(try await survivor.reapExpiredLeases(resumeData: fixture.resumeData, holding: []) == 1)
+                #expect(try await fixture.tasks.find(tenantID: fixture.tenant.id, id: task.id).state == .running, "restart \(restart)")
+                #expect(try await fixture.column("owner_losses", of: task.id, as: Int.self) == 1)
+                let owner = fixture.ledger("restarted-\(restart)")
+                let lease = LeaseToken(taskID: task.id, epoch: try await fixture.claim(task.id, with: owner).leaseEpoch)
+                let further = StoreFixture.checkpoint(taskID: task.id, bytes: 4096 + Int64(restart) * 1024, total: 100_000)
+                _ = try await owner.heartbeat([TransferProgress(
+                    lease: lease, bytesReceived: further.bytesOnDisk, bytesSent: 0, bytesExpectedToReceive: 100_000, bytesExpectedToSend: 0,
+                    checkpoint: further
+                )], workers: 1, version: "test")
+                #expect(try await fixture.column("owner_losses", of: task.id, as: Int.self) == 0)
+                try await fixture.expireLease(of: task.id)
+            }
+            // Then stops without progress: the third in a row ends it.
+            for losses in 1...2 {
+                #expect(try await survivor.reapExpiredLeases(resumeData: fixture.resumeData, holding: []) == 1)
+                #expect(try await fixture.column("owner_losses", of: task.id, as: Int.self) == losses)
+                _ = try await fixture.claim(task.id, with: fixture.ledger("stuck-\(losses)"))
+                try await fixture.expireLease(of: task.id)
+            }
+            #expect(try await survivor.reapExpiredLeases(resumeData: fixture.resumeData, holding: []) == 1)
+            let stored = try await fixture.tasks.find(tenantID: fixture.tenant.id, id: task.id)
+            #expect(stored.state == .completed)
+            #expect(stored.error?.code == URLErrorCode.networkConnectionLost.rawValue)
+        }
+    }
+
     @Test("default and ephemeral downloads complete with -1005, with resume data only when resumable")
     func defaultSessionsFail() async throws {
         try await StoreFixture.with { fixture in

@@ -88,6 +88,7 @@ extension TransferLedger {
                     bytes_received = u.received, bytes_sent = u.sent,
                     bytes_expected_to_receive = u.expected_receive, bytes_expected_to_send = u.expected_send,
                     checkpoint = coalesce(u.checkpoint::jsonb, t.checkpoint),
+                    owner_losses = \(TransferLedger.ownerLosses(after: "u.checkpoint::jsonb")),
                     response = coalesce(u.response::jsonb, t.response),
                     current_request = coalesce(u.request::jsonb, t.current_request),
                     updated_at = now()

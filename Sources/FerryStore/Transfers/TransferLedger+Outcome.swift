@@ -105,9 +105,10 @@ extension TransferLedger {
                 case .released(let checkpoint, let notBefore, let bytesReceived, let bytesSent, let countsAsAttempt):
                     try connection.execute(
                         """
-                        UPDATE tasks SET lease_owner = NULL, lease_expires_at = NULL, stop_reason = NULL,
+                        UPDATE tasks t SET lease_owner = NULL, lease_expires_at = NULL, stop_reason = NULL,
                             checkpoint = $2, not_before = $3, bytes_received = $4, bytes_sent = $5, updated_at = now(),
-                            attempt_count = attempt_count + CASE WHEN $6 THEN 1 ELSE 0 END
+                            attempt_count = attempt_count + CASE WHEN $6 THEN 1 ELSE 0 END,
+                            owner_losses = \(Self.ownerLosses(after: "$2::jsonb"))
                         WHERE id = $1
                         """,
                         [lease.taskID, try JSONColumn.encodeOptional(checkpoint), notBefore, bytesReceived, bytesSent, countsAsAttempt]

@@ -7,9 +7,9 @@ extension TransferLedger {
     /// its database connection):
     /// - background sessions: the task is released and another instance continues it from
     ///   its checkpoint, as a background URLSession survives the app; when its owners stopped
-    ///   more than `ownerLossesTolerated` times while running it, it completes as in a default
-    ///   session (a transfer that crashes its process would otherwise crash every instance in
-    ///   turn);
+    ///   more than `ownerLossesTolerated` times in a row while running it, its checkpoint never
+    ///   moving on in between (`ownerLosses(after:)`), it completes as in a default session (a
+    ///   transfer that crashes its process would otherwise crash every instance in turn);
     /// - default and ephemeral sessions: the task completes with -1005 (network connection
     ///   lost), carrying resume data when its download can be resumed;
     /// - a task being cancelled completes with -999; a suspended one just loses its owner.
@@ -40,9 +40,18 @@ extension TransferLedger {
         }
     }
 
-    /// How many times a background task's owners may stop while running it and it is still
-    /// taken up again; at the next, the reaper completes it (with resume data, when it has some).
+    /// How many times in a row a background task's owners may stop while running it and it is
+    /// still taken up again; at the next, the reaper completes it (with resume data, when it has some).
     static let ownerLossesTolerated = 2
+
+    /// SQL for a task's `owner_losses` (of the row `t`) when `checkpoint` (SQL of a jsonb value,
+    /// NULL for none) is written: back to 0 when it holds more bytes than the task's last one. The
+    /// count is of losses without progress in between: a long background download that lives
+    /// through a few restarts (deploys, a node lost) must not end for it, while a transfer that
+    /// crashes its process at the same place every time still does.
+    static func ownerLosses(after checkpoint: String) -> String {
+        "CASE WHEN (\(checkpoint) ->> 'bytesOnDisk')::int8 > coalesce((t.checkpoint ->> 'bytesOnDisk')::int8, 0) THEN 0 ELSE t.owner_losses END"
+    }
 
     /// `condition` may use `$3`, `$4`, … for `parameters` after the limit ($1) and this instance ($2).
     private func reap(_ condition: String, resumeData: ResumeDataIssuer, limit: Int, _ parameters: any PostgresBindable...) async throws -> Int {
