@@ -15,7 +15,8 @@
 # Then a steady load well under capacity (LIGHT_TASKS downloads at LIGHT_RATE a second): the
 # delay from event to arrival. Then a backlog: the same downloads in a second session while the receiver answers 503 with a
 # long Retry-After (the deliveries wait), drained once the endpoint is enabled again; prints
-# the drain's events per second: Ferry's line rate to the receiver.
+# the drain's events per second: Ferry's line rate to the receiver, and the CPU it used per
+# delivery against what 0.8x of wrk's rate would leave Ferry and PostgreSQL on these cores.
 # For reference, the same receiver under wrk: signed POSTs of a real webhook body on
 # REFERENCE_CONNECTIONS connections (default 16: a delegate's default `maximumInFlight`, the
 # requests Ferry may have in flight to its URL) for REFERENCE_DURATION (default 5s).
@@ -88,7 +89,10 @@ paging_seconds="$(elapsed "$paging_start" "$(now)")"
 
 # The reference: the same receiver, the same work per request, driven by wrk.
 "$PYTHON" "$BENCH_DIR/webhook_receiver.py" reference-lua --receiver "$RECEIVER_URL" --secret "$SECRET" --out "$BENCH_TMP/reference.lua"
+reference_cpu_before="$(cpu_seconds "$RECEIVER_PID")"
 wrk -t1 -c"$REFERENCE_CONNECTIONS" -d"$REFERENCE_DURATION" --latency -s "$BENCH_TMP/reference.lua" "$RECEIVER_URL" > "$BENCH_TMP/wrk.txt"
+reference_cpu="$(elapsed "$reference_cpu_before" "$(cpu_seconds "$RECEIVER_PID")")"
+reference_requests="$(awk '$2 == "requests" && $3 == "in" {print $1}' "$BENCH_TMP/wrk.txt")"
 reference_rate="$(awk '/^Requests\/sec:/ {print $2}' "$BENCH_TMP/wrk.txt")"
 reference_median="$(awk '$1 == "50%" {print $2}' "$BENCH_TMP/wrk.txt")"
 reference_bad="$(curl -fsS "$RECEIVER_URL/stats" | jq -c .bad)"
@@ -179,3 +183,17 @@ printf 'backlog: %s pending deliveries drained in %s s after enabling the endpoi
 printf '  CPU while draining (%s s until the receiver had them all; 2 cores): ferry %s s, postgres %s s, receiver %s s\n' \
     "$(elapsed "$enabled_at" "$drained_at")" "$(cpu_used 0)" "$(cpu_used 1)" "$(cpu_used 2)"
 printf 'ratio backlog events/s / reference requests/s: %s\n' "$(ratio "$backlog_rate" "$reference_rate")"
+# What the 0.8x target leaves Ferry and PostgreSQL on this machine: the receiver's CPU per request
+# is what wrk's run cost it; the cores are shared by all three.
+"$PYTHON" - "$(nproc)" "$reference_rate" "$reference_cpu" "$reference_requests" "$(b .unique)" "$(cpu_used 0)" "$(cpu_used 1)" "$(cpu_used 2)" <<'PY'
+import sys
+cores, rate, receiver_cpu, requests, delivered = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+ferry, postgres, receiver = (float(x) for x in sys.argv[6:9])
+per_request = receiver_cpu / requests
+target = 0.8 * rate
+left = (cores - target * per_request) / target
+print(f"  CPU budget at 0.8x ({target:.0f} deliveries/s on {cores} cores): the receiver takes {per_request * 1000:.3f} ms a request "
+      f"(under wrk), leaving Ferry and PostgreSQL together {left * 1000:.3f} ms a delivery; the drain used "
+      f"{(ferry + postgres) / delivered * 1000:.3f} ms (Ferry {ferry / delivered * 1000:.3f}, PostgreSQL {postgres / delivered * 1000:.3f}; "
+      f"the receiver {receiver / delivered * 1000:.3f})")
+PY
