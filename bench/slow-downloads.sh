@@ -60,11 +60,14 @@ SAMPLES="$BENCH_TMP/samples.txt"
 ) > "$SAMPLES" &
 SAMPLER=$!
 
+pg_pids="$(postgres_pids)"
+cpu_before=("$(cpu_seconds "$FERRY_PID")" "$(cpu_seconds $pg_pids)")
 start=$(now)
 created="$(ferry_bulk create "$LIST" --concurrency 8)"
 log "created: $created in $(elapsed "$start" "$(now)") s"
 ferry_bulk wait --timeout 3600 --interval 1 > /dev/null || log "waiting failed; ferry alive: $(kill -0 "$FERRY_PID" 2>/dev/null && echo yes || echo no)"
 total_seconds=$(elapsed "$start" "$(now)")
+cpu_after=("$(cpu_seconds "$FERRY_PID")" "$(cpu_seconds $pg_pids)")
 touch "$BENCH_TMP/stop-sampling"
 wait "$SAMPLER" || true
 hwm_at_end=$(hwm_kib "$FERRY_PID")
@@ -80,6 +83,9 @@ printf 'peak concurrent connections at nginx: %s; most files ferry had open: %s\
 printf 'ferry RSS: idle %s KiB, peak sampled %s KiB, VmHWM %s KiB\n' "$idle_kib" "$peak_kib" "$hwm_at_end"
 printf 'memory per transfer: %s KiB (peak sampled - idle) / N; %s KiB by VmHWM (target: well under 100)\n' \
     "$("$PYTHON" -c "print(f'{($peak_kib - $idle_kib) / $N:.1f}')")" "$("$PYTHON" -c "print(f'{($hwm_at_end - $idle_kib) / $N:.1f}')")"
+# Mostly heartbeats: each renews every running transfer's lease once a second.
+printf 'CPU over the run: ferry %s s, postgres %s s\n' \
+    "$(elapsed "${cpu_before[0]}" "${cpu_after[0]}")" "$(elapsed "${cpu_before[1]}" "${cpu_after[1]}")"
 printf 'tasks: %s\n' "$(jq -c '{tasks, states, failed, errors}' <<<"$summary")"
 printf 'failed: %s (target 0)\n' "$(jq -r .failed <<<"$summary")"
 printf 'ferry warnings and errors logged: %s\n' "$(grep -cE ' (warning|error|critical) ' "$BENCH_TMP/ferry.log" || true)"
