@@ -57,6 +57,16 @@ enum JSONResponse {
         make(bytes: try encoder.encode(value), status: status, headers: headers)
     }
 
+    /// A view written with `JSONWriter`.
+    static func make(writing view: some JSONWritable) -> Response {
+        make(bytes: JSONWriter.document(view))
+    }
+
+    /// `{data: [...], nextCursor}` of views written with `JSONWriter`.
+    static func list(_ views: [some JSONWritable], nextCursor: String?) -> Response {
+        make(bytes: JSONWriter.list(views, nextCursor: nextCursor))
+    }
+
     /// A document already written (`JSONWriter`, or the encoder above).
     static func make(bytes: some Sequence<UInt8>, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var headers = headers

@@ -1,6 +1,14 @@
 import FerryCore
 import Foundation
 
+/// A view written with `JSONWriter` rather than encoded: the lists whose pages are large enough
+/// that `JSONEncoder` was most of their cost.
+protocol JSONWritable {
+    /// About how many bytes one takes, to size a page's buffer.
+    static var typicalSize: Int { get }
+    func write(to json: inout JSONWriter)
+}
+
 /// Writes a JSON document as `JSONResponse`'s encoder would: compact, nulls included, strings
 /// escaped by `JSONValue`, dates as `ISO8601Parsing` gives them. For the lists whose pages are
 /// large enough that `JSONEncoder` was most of their cost (`EventView`, `WebhookDeliveryView`).
@@ -19,14 +27,19 @@ struct JSONWriter {
         bytes.reserveCapacity(capacity)
     }
 
-    /// `{data: [...], nextCursor}`, as `ListView` is encoded, each item written by `item`.
-    static func list<Item>(
-        _ items: [Item], nextCursor: String?, bytesPerItem: Int, _ item: (Item, inout JSONWriter) -> Void
-    ) -> [UInt8] {
-        var json = JSONWriter(reservingCapacity: items.count * bytesPerItem + 64)
+    /// One view alone.
+    static func document<View: JSONWritable>(_ view: View) -> [UInt8] {
+        var json = JSONWriter(reservingCapacity: View.typicalSize)
+        view.write(to: &json)
+        return json.bytes
+    }
+
+    /// `{data: [...], nextCursor}`, as `ListView` is encoded.
+    static func list<View: JSONWritable>(_ views: [View], nextCursor: String?) -> [UInt8] {
+        var json = JSONWriter(reservingCapacity: views.count * View.typicalSize + 64)
         json.object { json in
             json.array("data") { json in
-                for element in items { item(element, &json) }
+                for view in views { view.write(to: &json) }
             }
             json.string("nextCursor", nextCursor)
         }

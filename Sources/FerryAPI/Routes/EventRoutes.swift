@@ -17,7 +17,7 @@ struct EventRoutes {
             // `after` is a sequence here: the task's own count.
             let (limit, after) = try await Self.page(request) { try Self.sequence($0, field: $1) }
             let page = try await services.database.events.taskEvents(tenantID: context.tenantID, taskID: id, after: after, limit: limit)
-            return EventView.listResponse(page.items, cursor: cursor, nextCursor: page.nextCursor)
+            return JSONResponse.list(page.items.map { EventView($0, cursor: cursor) }, nextCursor: page.nextCursor)
         }
 
         router.get("sessions/:sessionID/events") { request, context in
@@ -28,7 +28,7 @@ struct EventRoutes {
             }
             let page = try await services.database.events.sessionEvents(tenantID: context.tenantID, sessionID: id, after: after, limit: limit)
             let nextCursor = page.nextCursor == nil ? nil : page.items.last.map { String(cursor.encode($0.position)) }
-            return EventView.listResponse(page.items, cursor: cursor, nextCursor: nextCursor)
+            return JSONResponse.list(page.items.map { EventView($0, cursor: cursor) }, nextCursor: nextCursor)
         }
 
         router.get("events/stream") { request, context in

@@ -35,20 +35,20 @@ struct WebhookRoutes {
             try query.finish()
             let page = try await services.database.webhooks.deliveries(tenantID: context.tenantID, filter: filter, limit: limit, after: after)
             let cursor = services.eventCursors.forTenant(context.tenantID)
-            return WebhookDeliveryView.listResponse(page, cursor: cursor)
+            return JSONResponse.list(page.items.map { WebhookDeliveryView($0, cursor: cursor) }, nextCursor: page.nextCursor)
         }
 
         router.get("webhooks/deliveries/:deliveryID") { _, context in
             let id = try context.parameters.require("deliveryID")
             let delivery = try await services.database.webhooks.delivery(tenantID: context.tenantID, id: id)
-            return WebhookDeliveryView.response(delivery, cursor: services.eventCursors.forTenant(context.tenantID))
+            return JSONResponse.make(writing: WebhookDeliveryView(delivery, cursor: services.eventCursors.forTenant(context.tenantID)))
         }
 
         router.post("webhooks/deliveries/:deliveryID/retry") { request, context in
             let id = try context.parameters.require("deliveryID")
             try await TaskRoutes.expectEmptyBody(request)
             let delivery = try await services.database.webhooks.retry(tenantID: context.tenantID, id: id)
-            return WebhookDeliveryView.response(delivery, cursor: services.eventCursors.forTenant(context.tenantID))
+            return JSONResponse.make(writing: WebhookDeliveryView(delivery, cursor: services.eventCursors.forTenant(context.tenantID)))
         }
 
         router.get("sessions/:sessionID/delegate") { _, context in

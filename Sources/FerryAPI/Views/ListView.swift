@@ -1,7 +1,7 @@
 import FerryStore
 
-/// `{data: [...], nextCursor}`: every list of the API (the event lists write the same shape
-/// themselves: `EventView.list`).
+/// `{data: [...], nextCursor}`: every list of the API (the event and delivery lists write the
+/// same shape with `JSONWriter.list`).
 struct ListView<Item: Encodable & Sendable>: Encodable, Sendable {
     var data: [Item]
     var nextCursor: String?

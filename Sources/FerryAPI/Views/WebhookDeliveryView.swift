@@ -1,13 +1,14 @@
 import FerryCore
 import FerryStore
 import Foundation
-import Hummingbird
 
 /// A delivery with its attempts: what the tenant reads to see why a webhook did not arrive.
 ///
 /// Written with `JSONWriter`: through `JSONEncoder`, encoding was three quarters of the CPU of
 /// listing deliveries.
-struct WebhookDeliveryView {
+struct WebhookDeliveryView: JSONWritable {
+    static let typicalSize = 768
+
     var delivery: WebhookDeliveryRecord
     /// The tenant's cursor for the event's position (see `EventCursor`).
     var cursor: EventCursor
@@ -15,22 +16,6 @@ struct WebhookDeliveryView {
     init(_ delivery: WebhookDeliveryRecord, cursor: EventCursor) {
         self.delivery = delivery
         self.cursor = cursor
-    }
-
-    /// The delivery alone (`GET /v1/webhooks/deliveries/{id}`, a retry's answer).
-    static func response(_ delivery: WebhookDeliveryRecord, cursor: EventCursor) -> Response {
-        var json = JSONWriter()
-        WebhookDeliveryView(delivery, cursor: cursor).write(to: &json)
-        return JSONResponse.make(bytes: json.bytes)
-    }
-
-    /// `{data: [...], nextCursor}` as `ListView` writes it.
-    static func listResponse(_ page: Page<WebhookDeliveryRecord>, cursor: EventCursor) -> Response {
-        JSONResponse.make(bytes: list(page, cursor: cursor))
-    }
-
-    static func list(_ page: Page<WebhookDeliveryRecord>, cursor: EventCursor) -> [UInt8] {
-        JSONWriter.list(page.items, nextCursor: page.nextCursor, bytesPerItem: 768) { WebhookDeliveryView($0, cursor: cursor).write(to: &$1) }
     }
 
     func write(to json: inout JSONWriter) {

@@ -49,8 +49,14 @@ extension TransferLedger {
     /// count is of losses without progress in between: a long background download that lives
     /// through a few restarts (deploys, a node lost) must not end for it, while a transfer that
     /// crashes its process at the same place every time still does.
+    /// Most heartbeats carry no checkpoint: the first branch spares reading the stored one on
+    /// each of them (every running transfer, every second).
     static func ownerLosses(after checkpoint: String) -> String {
-        "CASE WHEN (\(checkpoint) ->> 'bytesOnDisk')::int8 > coalesce((t.checkpoint ->> 'bytesOnDisk')::int8, 0) THEN 0 ELSE t.owner_losses END"
+        """
+        CASE WHEN \(checkpoint) IS NULL THEN t.owner_losses
+             WHEN (\(checkpoint) ->> 'bytesOnDisk')::int8 > coalesce((t.checkpoint ->> 'bytesOnDisk')::int8, 0) THEN 0
+             ELSE t.owner_losses END
+        """
     }
 
     /// `condition` may use `$3`, `$4`, … for `parameters` after the limit ($1) and this instance ($2).

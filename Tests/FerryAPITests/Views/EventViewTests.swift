@@ -25,7 +25,7 @@ struct EventViewTests {
             event(task: "tsk_1", decidedBy: nil, data: #"{"a":1,"b":"x/y"}"#),
             event(task: nil, decidedBy: "receiver", data: #"{"list":[1,2],"nested":{"c":null}}"#),
         ]
-        let written = EventView.list(events, cursor: cursor, nextCursor: "c\"1")
+        let written = JSONWriter.list(events.map { EventView($0, cursor: cursor) }, nextCursor: "c\"1")
         let expected: JSONValue = .object([
             "data": .array(events.map { event in
                 .object([
@@ -48,7 +48,7 @@ struct EventViewTests {
     @Test("data is spliced as stored: PostgreSQL's spacing and numbers no Double holds stay as they are")
     func dataVerbatim() throws {
         let stored = #"{"n": 123456789012345678901, "s": "é"}"#
-        let written = EventView.list([event(task: "tsk_1", decidedBy: nil, data: stored)], cursor: cursor, nextCursor: nil)
+        let written = JSONWriter.list([EventView(event(task: "tsk_1", decidedBy: nil, data: stored), cursor: cursor)], nextCursor: nil)
         let text = String(decoding: written, as: UTF8.self)
         #expect(text.hasPrefix(#"{"data":[{"data":"# + stored + ","))
         #expect(text.hasSuffix(#"],"nextCursor":null}"#))

@@ -58,14 +58,13 @@ struct WebhookDeliveryViewTests {
     @Test("a page, and one delivery alone: the bytes JSONResponse's encoder writes for the same members")
     func sameBytesAsTheEncoder() {
         let deliveries = [delivery(id: "whd_1", pending: false), delivery(id: "whd_2", pending: true)]
-        let page = WebhookDeliveryView.list(Page(items: deliveries, nextCursor: "whd_2"), cursor: cursor)
+        let page = JSONWriter.list(deliveries.map { WebhookDeliveryView($0, cursor: cursor) }, nextCursor: "whd_2")
         let reference = JSONValue.object(["data": .array(deliveries.map(expected)), "nextCursor": .string("whd_2")])
         #expect(String(decoding: page, as: UTF8.self) == String(decoding: reference.serialized(), as: UTF8.self))
 
-        var one = JSONWriter()
-        WebhookDeliveryView(deliveries[0], cursor: cursor).write(to: &one)
-        #expect(one.bytes == expected(deliveries[0]).serialized())
-        let empty = WebhookDeliveryView.list(Page(items: [], nextCursor: nil), cursor: cursor)
+        let one = JSONWriter.document(WebhookDeliveryView(deliveries[0], cursor: cursor))
+        #expect(one == expected(deliveries[0]).serialized())
+        let empty = JSONWriter.list([WebhookDeliveryView](), nextCursor: nil)
         #expect(String(decoding: empty, as: UTF8.self) == #"{"data":[],"nextCursor":null}"#)
     }
 }
